@@ -1,0 +1,58 @@
+# berth_add_plugin(<id> SOURCES <files...> [MIGRATIONS <dir>] [LIBRARIES <libs...>] [OUTPUT_DIR <dir>])
+#
+# Builds libberth_<id>.so as a MODULE library with hidden visibility, linked with -z defs (a
+# plugin needs no symbol of berthd: it calls the core through the host table). SQL files
+# <dir>/NNNN_name.sql are embedded into the library as a generated header
+# "berth_migrations_<id>.inc" that defines kBerthMigrations[] = {{version, name, sql}, ...}.
+function(berth_add_plugin id)
+  cmake_parse_arguments(P "" "MIGRATIONS;OUTPUT_DIR" "SOURCES;LIBRARIES" ${ARGN})
+  set(target berth_plugin_${id})
+  add_library(${target} MODULE ${P_SOURCES})
+  set_target_properties(${target} PROPERTIES
+    OUTPUT_NAME berth_${id}
+    PREFIX lib
+    CXX_VISIBILITY_PRESET hidden
+    VISIBILITY_INLINES_HIDDEN ON)
+  if(P_OUTPUT_DIR)
+    set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${P_OUTPUT_DIR})
+    set_property(GLOBAL APPEND PROPERTY BERTH_EXTRA_PLUGIN_TARGETS ${target})
+  else()
+    set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${BERTH_PLUGIN_DIR})
+    set_property(GLOBAL APPEND PROPERTY BERTH_PLUGIN_TARGETS ${target})
+  endif()
+  target_compile_options(${target} PRIVATE -fno-gnu-unique)
+  if(NOT BERTH_SANITIZE)
+    target_link_options(${target} PRIVATE -Wl,-z,defs)
+  endif()
+  target_link_libraries(${target} PRIVATE berth::sdk ${P_LIBRARIES})
+
+  set(gen_dir ${CMAKE_CURRENT_BINARY_DIR}/berth_gen_${id})
+  set(inc ${gen_dir}/berth_migrations_${id}.inc)
+  file(MAKE_DIRECTORY ${gen_dir})
+  set(content "// Generated from ${P_MIGRATIONS}; do not edit.\n")
+  string(APPEND content "struct BerthMigrationSource { unsigned version; const char* name; const char* sql; };\n")
+  string(APPEND content "static const BerthMigrationSource kBerthMigrations[] = {\n")
+  set(count 0)
+  if(P_MIGRATIONS)
+    file(GLOB sql_files CONFIGURE_DEPENDS ${P_MIGRATIONS}/*.sql)
+    list(SORT sql_files)
+    foreach(f ${sql_files})
+      get_filename_component(base ${f} NAME_WE)
+      string(REGEX MATCH "^([0-9]+)_(.+)$" m ${base})
+      if(NOT m)
+        message(FATAL_ERROR "migration ${f}: name must be NNNN_name.sql")
+      endif()
+      math(EXPR version "${CMAKE_MATCH_1}")
+      set(mname ${CMAKE_MATCH_2})
+      file(READ ${f} sql)
+      string(APPEND content "  {${version}u, \"${mname}\", R\"berth_sql(${sql})berth_sql\"},\n")
+      math(EXPR count "${count} + 1")
+    endforeach()
+  endif()
+  if(count EQUAL 0)
+    string(APPEND content "  {0u, nullptr, nullptr},\n")
+  endif()
+  string(APPEND content "};\nstatic const unsigned kBerthMigrationCount = ${count};\n")
+  file(GENERATE OUTPUT ${inc} CONTENT "${content}")
+  target_include_directories(${target} PRIVATE ${gen_dir})
+endfunction()

@@ -1,0 +1,149 @@
+#include "app/serve.hpp"
+
+#include <pwd.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "app/control_plane.hpp"
+#include "auth/accounts.hpp"
+#include "db/migrator.hpp"
+#include "edge/edge.hpp"
+#include "http/backend_server.hpp"
+#include "http/dispatcher.hpp"
+#include "http/host_routing.hpp"
+#include "jobs/job_runner.hpp"
+#include "log/logging.hpp"
+#include "plugin/plugin_manager.hpp"
+
+namespace berth::core {
+
+namespace {
+
+std::string edgeWorkerUser() {
+  if (geteuid() != 0) return "";
+  for (const char* name : {"www-data", "nobody"})
+    if (lookupUser(name)) return name;
+  return "";
+}
+
+EdgeLayout edgeLayout(const Settings& settings, const Router& router, uint16_t backend_port,
+                      const std::vector<std::string>& custom_hosts) {
+  EdgeLayout layout;
+  layout.listen = settings.listen;
+  if (settings.project_listen) layout.project_listens.push_back(*settings.project_listen);
+  layout.apps_domain = settings.apps_domain;
+  layout.custom_hosts = custom_hosts;
+  layout.backend_port = backend_port;
+  layout.data_dir = settings.data_dir;
+  layout.runtime_dir = settings.data_dir + "/edge";
+  layout.access_log_socket = layout.runtime_dir + "/access.sock";
+  layout.json_body_limit =
+      parseByteSize(settings.edge.json_body_limit, "edge.json_body_limit", settings.file);
+  layout.worker_processes = settings.edge.worker_processes;
+  layout.worker_user = edgeWorkerUser();
+  for (const auto& route : router.routes())
+    if (route->body == BodyKind::Raw && !route->project_host)
+      layout.spooled_routes.push_back({route->method, route->pattern, route->max_body_bytes});
+  return layout;
+}
+
+int waitForStopSignal() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  int sig = 0;
+  sigwait(&set, &sig);
+  return sig;
+}
+
+}  // namespace
+
+int runServe(const Settings& settings) {
+  auto log = getLogger("core");
+  std::filesystem::create_directories(settings.data_dir);
+
+  ControlPlane cp = ControlPlane::open(settings);
+  Accounts accounts(*cp.pool, settings);
+  HostRouting hosts(settings.apps_domain);
+  std::unique_ptr<Edge> edge;
+  std::mutex edge_mutex;
+
+  CoreParts parts;
+  parts.settings = &settings;
+  parts.pool = cp.pool.get();
+  parts.accounts = &accounts;
+  parts.on_custom_hosts = [&](const std::vector<std::string>& custom) {
+    hosts.setCustomHosts(custom);
+    std::lock_guard lock(edge_mutex);
+    if (edge) edge->setCustomHosts(custom);
+  };
+
+  Router router;
+  PluginManager plugins(parts);
+  plugins.loadAll(settings.plugins.dir, settings.plugins.enabled, router);
+  plugins.applyConfig();
+  int applied = applyMigrations(*cp.pool, plugins.migrations());
+  if (applied > 0)
+    logLine(*log, spdlog::level::info, "", "", std::to_string(applied) + " migrations applied");
+  plugins.startAll();
+
+  Dispatcher dispatcher(router, hosts,
+                        [&](const std::string& token) { return accounts.checkToken(token); });
+  uint64_t json_limit =
+      parseByteSize(settings.edge.json_body_limit, "edge.json_body_limit", settings.file);
+  // Headers and a little slack on top of the largest body the edge lets through to us.
+  BackendServer backend(dispatcher, settings.edge.backend_threads, json_limit + 1024 * 1024);
+  backend.start(static_cast<uint16_t>(settings.edge.backend_port));
+
+  EdgeLayout layout = edgeLayout(settings, router, backend.port(), hosts.customHosts());
+  AccessLogReceiver access(layout.access_log_socket, [&](const AccessEntry& e) {
+    nlohmann::json j = {{"request_id", e.request_id}, {"host", e.host},   {"method", e.method},
+                        {"path", e.path},             {"status", e.status}, {"seconds", e.seconds},
+                        {"bytes", e.bytes_sent},      {"edge", e.edge},     {"remote", e.remote},
+                        {"at", e.at}};
+    plugins.fireHook("edge.access", j.dump());
+  });
+  std::filesystem::create_directories(layout.runtime_dir);
+  access.start();
+  {
+    std::lock_guard lock(edge_mutex);
+    edge = std::make_unique<Edge>(settings.edge.nginx, layout);
+    edge->start();
+  }
+
+  JobRunner jobs(settings.job_threads);
+  jobs.start(plugins.jobs());
+
+  logLine(*log, spdlog::level::info, "", "",
+          "berthd " BERTH_VERSION " serving on http://" + settings.listen.str() +
+              " (backend 127.0.0.1:" + std::to_string(backend.port()) + ", data in " +
+              settings.data_dir + ")");
+  std::cout << "berthd ready on http://" << settings.listen.str() << std::endl;
+
+  int sig = waitForStopSignal();
+  logLine(*log, spdlog::level::info, "", "",
+          std::string("stopping (") + strsignal(sig) + "): draining requests");
+  backend.beginDrain();
+  if (!backend.waitIdle(std::chrono::seconds(settings.drain_seconds)))
+    logLine(*log, spdlog::level::warn, "", "",
+            std::to_string(backend.inFlight()) + " requests still running; stopping anyway");
+  jobs.stop();
+  plugins.stopAll();
+  backend.stop();
+  {
+    std::lock_guard lock(edge_mutex);
+    edge->stop();
+  }
+  access.stop();
+  cp.close();
+  logLine(*log, spdlog::level::info, "", "", "stopped");
+  return 0;
+}
+
+}  // namespace berth::core

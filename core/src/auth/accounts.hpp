@@ -1,0 +1,67 @@
+// Accounts, teams, memberships, plans and API tokens (core.* tables).
+#pragma once
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "config/settings.hpp"
+#include "db/pool.hpp"
+#include "http/http_types.hpp"
+
+namespace berth::core {
+
+// A refusal of an admin command or a lookup ("no account with email x").
+class AccountError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Account {
+  std::string id;
+  std::string slug;
+  std::string email;  // empty for teams
+  std::string plan;
+  bool is_team = false;
+  int role = 2;       // in membership listings (berth_role)
+  int64_t created_at = 0;
+};
+
+struct TokenCheck {
+  enum class Result { Ok, Invalid, Unavailable } result = Result::Invalid;
+  Caller caller;
+};
+
+class Accounts {
+ public:
+  Accounts(Pool& pool, const Settings& settings) : pool_(pool), settings_(settings) {}
+
+  Account createAccount(const std::string& email, const std::string& plan,
+                        const std::string& slug);
+  // Returns the token text (bth_...); only its SHA-256 digest is stored.
+  std::string createToken(const std::string& email, const std::string& name,
+                          std::optional<int> expires_in_days);
+  void revokeToken(const std::string& email, const std::string& name);
+  Account createTeam(const std::string& slug, const std::string& owner_email,
+                     const std::string& plan);
+  void addMember(const std::string& team_slug, const std::string& email, const std::string& role);
+  void removeMember(const std::string& team_slug, const std::string& email);
+
+  // Bearer token -> caller. Unavailable when the database could not be asked.
+  TokenCheck checkToken(const std::string& token);
+
+  std::optional<Account> find(const std::string& id_or_slug);
+  std::vector<Account> memberships(const std::string& user_account_id);
+  // -1 no limit, -2 unknown plan
+  int64_t planLimit(const std::string& plan) const;
+
+ private:
+  Pool& pool_;
+  const Settings& settings_;
+};
+
+std::string sha256Hex(const std::string& data);
+std::string randomAlnum(size_t length);  // [A-Za-z0-9], from a secure source
+std::string randomHex(size_t bytes);
+
+}  // namespace berth::core

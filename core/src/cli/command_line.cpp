@@ -1,0 +1,76 @@
+#include "cli/command_line.hpp"
+
+#include <cstdlib>
+
+namespace berth::core {
+
+const char* const kUsage = R"(usage: berthd [--config FILE] [--set key=value ...] COMMAND
+
+  serve                                          run the service
+  migrate                                        apply pending migrations and exit
+  account create --email E [--plan P] [--slug S]
+  token create --email E [--name N] [--expires-in-days D]
+  token revoke --email E --name N
+  team create --slug S --owner E [--plan P]
+  team add --team S --email E --role admin|member
+  team remove --team S --email E
+
+The configuration file is --config, else $BERTH_CONFIG, else etc/berth.yaml.
+)";
+
+std::string CommandLine::command() const {
+  if (words.empty()) return "serve";
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : " ") + w;
+  return out;
+}
+
+std::string CommandLine::require(const std::string& option) const {
+  auto it = options.find(option);
+  if (it == options.end() || it->second.empty())
+    throw UsageError(command() + " needs --" + option);
+  return it->second;
+}
+
+std::string CommandLine::get(const std::string& option, const std::string& fallback) const {
+  auto it = options.find(option);
+  return it == options.end() ? fallback : it->second;
+}
+
+CommandLine parseCommandLine(int argc, char** argv) {
+  CommandLine cl;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.rfind("--", 0) != 0) {
+      cl.words.push_back(arg);
+      continue;
+    }
+    std::string name = arg.substr(2), value;
+    auto eq = name.find('=');
+    if (eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+    } else if (name == "help") {
+      throw UsageError("");
+    } else {
+      if (i + 1 >= argc) throw UsageError("--" + name + " needs a value");
+      value = argv[++i];
+    }
+    if (name == "config") {
+      cl.config_file = value;
+    } else if (name == "set") {
+      auto e = value.find('=');
+      if (e == std::string::npos || e == 0) throw UsageError("--set takes key=value, got " + value);
+      cl.overrides.push_back({value.substr(0, e), value.substr(e + 1)});
+    } else {
+      cl.options[name] = value;
+    }
+  }
+  if (cl.config_file.empty()) {
+    const char* env = std::getenv("BERTH_CONFIG");
+    cl.config_file = env && *env ? env : "etc/berth.yaml";
+  }
+  return cl;
+}
+
+}  // namespace berth::core

@@ -1,0 +1,48 @@
+// The core's own tables. Applied migrations are never edited (their checksum is recorded): a
+// change is a new version at the end of the list.
+#include "db/migrator.hpp"
+
+namespace berth::core {
+
+std::vector<Migration> coreMigrations() {
+  return {
+      Migration{"core", 1, "accounts", R"sql(
+CREATE TABLE core.accounts (
+  id text PRIMARY KEY,
+  slug text UNIQUE NOT NULL CHECK (slug ~ '^[a-z0-9]{4,12}$'),
+  -- NULL for teams. Stored lower-cased so that uniqueness ignores case.
+  email text UNIQUE CHECK (email = lower(email)),
+  kind text NOT NULL CHECK (kind IN ('user', 'team')),
+  plan text NOT NULL,
+  created_at bigint NOT NULL DEFAULT extract(epoch FROM now())::bigint
+);
+
+CREATE TABLE core.memberships (
+  team_id text REFERENCES core.accounts (id) ON DELETE CASCADE,
+  user_id text REFERENCES core.accounts (id) ON DELETE CASCADE,
+  role text NOT NULL CHECK (role IN ('owner', 'admin', 'member')),
+  PRIMARY KEY (team_id, user_id)
+);
+-- "Which teams is this user in" and the cascade from a deleted user.
+CREATE INDEX memberships_user_id_idx ON core.memberships (user_id);
+
+CREATE TABLE core.tokens (
+  id text PRIMARY KEY,
+  account_id text NOT NULL REFERENCES core.accounts (id) ON DELETE CASCADE,
+  name text NOT NULL,
+  digest text UNIQUE NOT NULL,  -- SHA-256 hex of the token; the token itself is never stored
+  created_at bigint NOT NULL DEFAULT extract(epoch FROM now())::bigint,
+  expires_at bigint NULL,
+  revoked_at bigint NULL,
+  last_used_at bigint NULL
+);
+-- A name is reusable once its token is revoked.
+CREATE UNIQUE INDEX tokens_live_name_idx ON core.tokens (account_id, name)
+  WHERE revoked_at IS NULL;
+-- The cascade from a deleted account also reaches revoked tokens.
+CREATE INDEX tokens_account_id_idx ON core.tokens (account_id);
+)sql"},
+  };
+}
+
+}  // namespace berth::core

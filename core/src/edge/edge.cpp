@@ -1,0 +1,299 @@
+// Supervises nginx: berthd owns its lifetime, so nginx runs in the foreground as our child.
+#include "edge/edge.hpp"
+
+#include <netdb.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "log/logging.hpp"
+
+namespace berth::core {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kTempDirs[] = {"client_body", "proxy", "fastcgi", "uwsgi", "scgi"};
+
+std::string describe(const std::optional<ExitStatus>& status) {
+  if (!status) return "still running";
+  if (status->exited) return "exit code " + std::to_string(status->code);
+  if (status->signal != 0) return "killed by signal " + std::to_string(status->signal);
+  return "ended";
+}
+
+std::string readFrom(const std::string& path, std::uintmax_t offset, size_t max_bytes) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "";
+  in.seekg(0, std::ios::end);
+  auto size = static_cast<std::uintmax_t>(in.tellg());
+  if (offset > size) offset = 0;  // truncated since: show what is there
+  if (size - offset > max_bytes) offset = size - max_bytes;
+  in.seekg(static_cast<std::streamoff>(offset));
+  std::string text(static_cast<size_t>(size - offset), '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  return text;
+}
+
+std::uintmax_t fileSize(const std::string& path) {
+  std::error_code ec;
+  auto size = fs::file_size(path, ec);
+  return ec ? 0 : size;
+}
+
+// Where to knock to see nginx listening: wildcard addresses are reached through loopback.
+std::string connectHost(const std::string& host) {
+  std::string plain = host;
+  if (plain.size() >= 2 && plain.front() == '[' && plain.back() == ']') {
+    plain = plain.substr(1, plain.size() - 2);
+  }
+  if (plain.empty() || plain == "*" || plain == "0.0.0.0") return "127.0.0.1";
+  if (plain == "::") return "::1";
+  return plain;
+}
+
+bool acceptsConnections(const ListenAddress& address) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  std::string host = connectHost(address.host);
+  if (::getaddrinfo(host.c_str(), std::to_string(address.port).c_str(), &hints, &found) != 0) {
+    return false;
+  }
+  bool connected = false;
+  for (addrinfo* ai = found; ai && !connected; ai = ai->ai_next) {
+    int fd = ::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+    if (fd < 0) continue;
+    connected = ::connect(fd, ai->ai_addr, ai->ai_addrlen) == 0;
+    ::close(fd);
+  }
+  ::freeaddrinfo(found);
+  return connected;
+}
+
+pid_t readPid(const std::string& path) {
+  std::ifstream in(path);
+  pid_t pid = 0;
+  return in >> pid ? pid : 0;
+}
+
+// The signal reaches workers too: after the master is SIGKILLed its workers live on, holding
+// the listening sockets, and a new master could not bind.
+void killGroup(pid_t leader) {
+  if (leader > 0) ::kill(-leader, SIGKILL);
+}
+
+}  // namespace
+
+Edge::Edge(std::string nginx_binary, EdgeLayout layout)
+    : binary_(std::move(nginx_binary)),
+      layout_(std::move(layout)),
+      config_path_(layout_.runtime_dir + "/nginx.conf") {}
+
+Edge::~Edge() {
+  try {
+    stop();
+  } catch (...) {
+    // Destructors must not throw; stop() only fails when logging does.
+  }
+}
+
+namespace {
+
+void prepareDirectories(const EdgeLayout& layout) {
+  fs::create_directories(layout.runtime_dir);
+  // Workers may run as another user and must reach the temp dirs below.
+  fs::permissions(layout.runtime_dir, fs::perms::owner_all | fs::perms::group_read |
+                                          fs::perms::group_exec | fs::perms::others_read |
+                                          fs::perms::others_exec);
+  std::optional<UserIds> worker;
+  if (!layout.worker_user.empty() && ::geteuid() == 0) worker = lookupUser(layout.worker_user);
+  for (const char* name : kTempDirs) {
+    std::string dir = layout.runtime_dir + "/" + name;
+    fs::create_directories(dir);
+    if (worker && ::chown(dir.c_str(), worker->uid, worker->gid) != 0) {
+      throw std::runtime_error("cannot hand " + dir + " to " + layout.worker_user + ": " +
+                               std::strerror(errno));
+    }
+  }
+}
+
+void writeFileAtomically(const std::string& path, const std::string& text) {
+  std::string temp = path + ".tmp";
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out.flush()) throw std::runtime_error("cannot write " + temp);
+  }
+  fs::rename(temp, path);
+}
+
+// A master left behind by a berthd that was killed still holds our ports.
+void killLeftoverMaster(const std::string& runtime_dir, const std::string& config_path) {
+  std::ifstream pid_file(runtime_dir + "/nginx.pid");
+  pid_t pid = 0;
+  if (!(pid_file >> pid) || pid <= 1) return;
+  std::ifstream cmdline_file("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
+  std::string cmdline((std::istreambuf_iterator<char>(cmdline_file)),
+                      std::istreambuf_iterator<char>());
+  if (cmdline.find("nginx") == std::string::npos ||
+      cmdline.find(config_path) == std::string::npos) {
+    return;  // stale pid file: the number belongs to someone else now, or to nobody
+  }
+  getLogger("edge")->warn("killing nginx left over from an earlier run (pid {})", pid);
+  if (::getpgid(pid) == pid) killGroup(pid);
+  ::kill(pid, SIGKILL);
+  auto deadline = Clock::now() + 5s;
+  while (::kill(pid, 0) == 0 && Clock::now() < deadline) std::this_thread::sleep_for(20ms);
+}
+
+}  // namespace
+
+void Edge::writeConfig() {
+  writeFileAtomically(config_path_, renderNginxConfig(layout_));
+}
+
+void Edge::start() {
+  std::lock_guard lock(mutex_);
+  if (child_.running()) return;
+  stopping_ = false;
+  prepareDirectories(layout_);
+  killLeftoverMaster(layout_.runtime_dir, config_path_);
+  writeConfig();
+
+  std::string prefix = layout_.runtime_dir + "/";
+  auto check = runCommand({binary_, "-t", "-q", "-p", prefix, "-c", config_path_}, {}, 60s);
+  if (!check.status.ok()) {
+    throw std::runtime_error("nginx refused its configuration " + config_path_ + ": " +
+                             check.output);
+  }
+
+  std::string error_log = layout_.runtime_dir + "/error.log";
+  std::string pid_file = layout_.runtime_dir + "/nginx.pid";
+  std::error_code ignored;
+  fs::remove(pid_file, ignored);
+  auto log_offset = fileSize(error_log);
+  SpawnOptions options;
+  options.output_file = error_log;
+  options.new_process_group = true;
+  child_ = spawn({binary_, "-p", prefix, "-c", config_path_}, options);
+
+  auto deadline = Clock::now() + 10s;
+  // nginx writes its pid file only after binding every listen address; the connect then proves
+  // it is nginx accepting there, not a stranger holding the port.
+  while (readPid(pid_file) != child_.pid() || !acceptsConnections(layout_.listen)) {
+    bool died = !child_.running();
+    if (died || Clock::now() >= deadline) {
+      pid_t leader = child_.pid();
+      auto status = died ? child_.exitStatus() : std::nullopt;
+      child_ = Child();  // kills and reaps
+      killGroup(leader);
+      throw std::runtime_error("nginx did not start listening on " + layout_.listen.str() + " (" +
+                               describe(status) + "): " + readFrom(error_log, log_offset, 4000));
+    }
+    std::this_thread::sleep_for(20ms);
+  }
+  supervisor_ = std::thread([this] { supervise(); });
+}
+
+void Edge::supervise() {
+  auto logger = getLogger("edge");
+  int quick_deaths = 0;
+  auto launched_at = Clock::now();
+  auto next_check = Clock::now();
+  while (!stopping_) {
+    std::this_thread::sleep_for(50ms);  // short, so that stop() does not wait long
+    if (Clock::now() < next_check) continue;
+    next_check = Clock::now() + 200ms;
+
+    std::lock_guard lock(mutex_);
+    if (stopping_ || child_.running()) continue;
+    pid_t old_pid = child_.pid();
+    logger->warn("nginx (pid {}) stopped unexpectedly ({}); restarting", old_pid,
+                 describe(child_.exitStatus()));
+    killGroup(old_pid);
+
+    // A config or port problem makes nginx die at once: back off instead of spinning.
+    quick_deaths = Clock::now() - launched_at < 10s ? quick_deaths + 1 : 0;
+    if (quick_deaths > 1) {
+      next_check = Clock::now() + std::min(200ms * (1 << std::min(quick_deaths, 6)),
+                                           std::chrono::milliseconds(10s));
+    }
+    try {
+      SpawnOptions options;
+      options.output_file = layout_.runtime_dir + "/error.log";
+      options.new_process_group = true;
+      child_ = spawn({binary_, "-p", layout_.runtime_dir + "/", "-c", config_path_}, options);
+      launched_at = Clock::now();
+      ++restarts_;
+    } catch (const std::exception& e) {
+      logger->error("cannot restart nginx: {}", e.what());
+    }
+  }
+}
+
+void Edge::setCustomHosts(std::vector<std::string> hosts) {
+  auto logger = getLogger("edge");
+  std::lock_guard lock(mutex_);
+  EdgeLayout next = layout_;
+  next.custom_hosts = std::move(hosts);
+  if (child_.pid() <= 0) {  // not started: start() writes the config
+    layout_ = std::move(next);
+    return;
+  }
+  std::string candidate = config_path_ + ".next";
+  try {
+    writeFileAtomically(candidate, renderNginxConfig(next));
+  } catch (const std::exception& e) {
+    logger->error("keeping the current nginx configuration: {}", e.what());
+    return;
+  }
+  auto check =
+      runCommand({binary_, "-t", "-q", "-p", layout_.runtime_dir + "/", "-c", candidate}, {}, 60s);
+  if (!check.status.ok()) {
+    logger->error("nginx refused the new configuration, keeping the current one: {}", check.output);
+    std::error_code ignored;
+    fs::remove(candidate, ignored);
+    return;
+  }
+  fs::rename(candidate, config_path_);
+  layout_ = std::move(next);
+  // A dead master is restarted by the supervisor, from the new file.
+  child_.signal(SIGHUP);
+}
+
+void Edge::stop() {
+  stopping_ = true;
+  if (supervisor_.joinable()) supervisor_.join();
+  std::lock_guard lock(mutex_);
+  pid_t leader = child_.pid();
+  if (child_.running()) {
+    child_.signal(SIGQUIT);  // graceful: finish requests in flight
+    if (!child_.wait(5s)) {
+      getLogger("edge")->warn("nginx did not stop within 5 s; killing it");
+      killGroup(leader);
+      child_.waitForever();
+    }
+  }
+  killGroup(leader);
+  child_ = Child();
+}
+
+pid_t Edge::pid() const {
+  std::lock_guard lock(mutex_);
+  return child_.pid();
+}
+
+}  // namespace berth::core

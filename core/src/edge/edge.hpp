@@ -1,0 +1,81 @@
+// nginx as berthd's supervised edge: started, reloaded when routing changes, restarted when it
+// dies, stopped on exit.
+#pragma once
+#include <atomic>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "edge/nginx_config.hpp"
+#include "util/process.hpp"
+
+namespace berth::core {
+
+class Edge {
+ public:
+  Edge(std::string nginx_binary, EdgeLayout layout);
+  ~Edge();  // stop()
+
+  // Writes the config, checks it with `nginx -t`, starts nginx in the foreground as a child
+  // (daemon off, master process on) and a supervisor thread that restarts it if it exits.
+  // Waits until it accepts connections on layout.listen. Throws std::runtime_error with
+  // nginx's own output when the config is refused or the port is taken.
+  void start();
+  // Rewrites the config with new custom hosts and sends SIGHUP (if `nginx -t` accepts it).
+  void setCustomHosts(std::vector<std::string> hosts);
+  void stop();  // SIGQUIT (graceful), then SIGKILL after a few seconds
+  pid_t pid() const;
+  int restarts() const { return restarts_.load(); }
+  const std::string& configPath() const { return config_path_; }
+
+ private:
+  void writeConfig();
+  void supervise();
+
+  std::string binary_;
+  EdgeLayout layout_;
+  std::string config_path_;
+  mutable std::mutex mutex_;
+  Child child_;
+  std::thread supervisor_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<int> restarts_{0};
+};
+
+// One line of nginx's access log.
+struct AccessEntry {
+  std::string request_id;
+  std::string host;
+  std::string method;
+  std::string path;    // with query string
+  int status = 0;
+  double seconds = 0;  // request time
+  uint64_t bytes_sent = 0;
+  std::string edge;    // "project" or "api"
+  std::string remote;
+  int64_t at = 0;      // unix seconds
+};
+
+// Reads nginx's syslog datagrams from a unix socket and hands each parsed entry to the callback
+// on its own thread.
+class AccessLogReceiver {
+ public:
+  using Callback = std::function<void(const AccessEntry&)>;
+  AccessLogReceiver(std::string socket_path, Callback callback);
+  ~AccessLogReceiver();
+  void start();  // binds (removing a stale socket file), then reads on a thread
+  void stop();
+
+ private:
+  std::string path_;
+  Callback callback_;
+  int fd_ = -1;
+  std::atomic<bool> stopping_{false};
+  std::thread thread_;
+};
+
+// Parses one syslog datagram ("<190>...: {json}"); false when it is not ours.
+bool parseAccessLine(const std::string& datagram, AccessEntry& out);
+
+}  // namespace berth::core

@@ -1,0 +1,73 @@
+#include "http/dispatcher.hpp"
+
+#include <algorithm>
+
+#include "http/body_checks.hpp"
+
+namespace berth::core {
+
+Dispatcher::Dispatcher(const Router& router, const HostRouting& hosts, TokenChecker checker)
+    : router_(router), hosts_(hosts), checker_(std::move(checker)) {}
+
+std::string bearerToken(const std::string* authorization) {
+  if (!authorization) return {};
+  const std::string& v = *authorization;
+  if (v.size() < 7) return {};
+  std::string scheme = v.substr(0, 7);
+  std::transform(scheme.begin(), scheme.end(), scheme.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (scheme != "bearer ") return {};
+  std::string token = v.substr(7);
+  token.erase(0, token.find_first_not_of(' '));
+  while (!token.empty() && token.back() == ' ') token.pop_back();
+  return token;
+}
+
+void Dispatcher::dispatch(std::shared_ptr<HttpRequest> request, Reply reply) const {
+  request->project_traffic = hosts_.isProjectHost(request->host);
+  RouteMatch match = router_.match(request->method, request->path, request->project_traffic);
+
+  if (match.kind == RouteMatch::Kind::NotFound) {
+    reply(HttpResponse::error(404, request->project_traffic ? "nothing is served here"
+                                                            : "no such route"));
+    return;
+  }
+  if (match.kind == RouteMatch::Kind::MethodNotAllowed) {
+    auto response = HttpResponse::error(405, "method not allowed");
+    std::string allow;
+    for (const auto& m : match.allowed) allow += (allow.empty() ? "" : ", ") + m;
+    response.headers.emplace_back("Allow", allow);
+    reply(std::move(response));
+    return;
+  }
+  const Route& route = *match.route;
+  request->path_params = std::move(match.params);
+
+  if (!route.is_public && !route.project_host) {
+    std::string token = bearerToken(request->header("authorization"));
+    if (token.empty()) {
+      reply(HttpResponse::error(401, "sign in first"));
+      return;
+    }
+    TokenCheck check = checker_(token);
+    if (check.result == TokenCheck::Result::Unavailable) {
+      reply(HttpResponse::error(503, "could not check your session"));
+      return;
+    }
+    if (check.result != TokenCheck::Result::Ok) {
+      reply(HttpResponse::error(401, "that token is not valid, or has expired"));
+      return;
+    }
+    request->caller = std::move(check.caller);
+  }
+
+  if (route.body == BodyKind::Json) {
+    if (auto refusal = checkJsonBody(*request, route.fields)) {
+      reply(std::move(*refusal));
+      return;
+    }
+  }
+  route.handler(std::move(request), std::move(reply));
+}
+
+}  // namespace berth::core

@@ -1,0 +1,105 @@
+#include "http/http_types.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace berth::core {
+
+HttpResponse HttpResponse::json(int status, std::string body) {
+  HttpResponse r;
+  r.status = status;
+  r.body = std::move(body);
+  return r;
+}
+
+HttpResponse HttpResponse::error(int status, const std::string& message,
+                                 const std::string& extra_json) {
+  nlohmann::json body = nlohmann::json::object();
+  if (!extra_json.empty()) {
+    auto extra = nlohmann::json::parse(extra_json, nullptr, false);
+    if (extra.is_object()) body = std::move(extra);
+  }
+  body["error"] = message;
+  return json(status, body.dump());
+}
+
+HttpResponse HttpResponse::plain(int status, std::string text) {
+  HttpResponse r;
+  r.status = status;
+  r.content_type = "text/plain; charset=utf-8";
+  r.body = std::move(text);
+  return r;
+}
+
+HttpResponse HttpResponse::file(const std::string& absolute_path, const std::string& data_dir,
+                                const std::string& content_type) {
+  std::string prefix = data_dir;
+  if (prefix.empty() || prefix.back() != '/') prefix += '/';
+  if (absolute_path.rfind(prefix, 0) != 0 || absolute_path.find("/../") != std::string::npos)
+    return error(500, "internal error");
+  HttpResponse r;
+  r.status = 200;
+  r.content_type = content_type;
+  r.headers.emplace_back("X-Accel-Redirect", "/_berth_file/" + absolute_path.substr(prefix.size()));
+  return r;
+}
+
+HttpResponse HttpResponse::proxy(int port, const std::string& raw_path_and_query) {
+  HttpResponse r;
+  r.status = 200;
+  r.content_type.clear();
+  std::string target = raw_path_and_query.empty() ? "/" : raw_path_and_query;
+  if (target[0] != '/') target = "/" + target;
+  r.headers.emplace_back("X-Accel-Redirect", "/_berth_proxy/" + std::to_string(port) + target);
+  return r;
+}
+
+namespace {
+int hexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+}  // namespace
+
+std::optional<std::string> percentDecode(std::string_view in, bool plus_is_space) {
+  std::string out;
+  out.reserve(in.size());
+  for (size_t i = 0; i < in.size(); ++i) {
+    char c = in[i];
+    if (c == '%') {
+      if (i + 2 >= in.size()) return std::nullopt;
+      int hi = hexValue(in[i + 1]), lo = hexValue(in[i + 2]);
+      if (hi < 0 || lo < 0) return std::nullopt;
+      out.push_back(static_cast<char>(hi * 16 + lo));
+      i += 2;
+    } else if (c == '+' && plus_is_space) {
+      out.push_back(' ');
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> parseQuery(std::string_view query) {
+  std::vector<std::pair<std::string, std::string>> out;
+  size_t start = 0;
+  while (start <= query.size()) {
+    size_t end = query.find('&', start);
+    if (end == std::string_view::npos) end = query.size();
+    std::string_view part = query.substr(start, end - start);
+    if (!part.empty()) {
+      size_t eq = part.find('=');
+      std::string_view k = part.substr(0, eq);
+      std::string_view v = eq == std::string_view::npos ? std::string_view{} : part.substr(eq + 1);
+      auto dk = percentDecode(k, true);
+      auto dv = percentDecode(v, true);
+      out.emplace_back(dk ? *dk : std::string(k), dv ? *dv : std::string(v));
+    }
+    start = end + 1;
+  }
+  return out;
+}
+
+}  // namespace berth::core

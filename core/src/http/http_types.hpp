@@ -1,0 +1,73 @@
+// The core's own request/response records: copied out of Pistache so that a handler may answer
+// later from another thread.
+#pragma once
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace berth::core {
+
+struct Caller {
+  bool authenticated = false;
+  std::string account_id;
+  std::string email;
+  std::string token_id;
+};
+
+struct HttpRequest {
+  std::string method;       // "GET"
+  std::string raw_path;     // as sent, without query
+  std::string path;         // percent-decoded
+  std::string query;        // raw, without '?'
+  std::vector<std::pair<std::string, std::string>> query_params;  // decoded, in order
+  std::map<std::string, std::string> headers;                     // lower-case names
+  std::string body;
+  std::string body_file;    // X-Berth-Body-File from the edge, or empty
+  std::string host;         // lower-case, without port
+  std::string request_id;
+  std::string peer;
+  bool project_traffic = false;
+  std::map<std::string, std::string> path_params;
+  Caller caller;
+
+  const std::string* header(const std::string& lower_name) const {
+    auto it = headers.find(lower_name);
+    return it == headers.end() ? nullptr : &it->second;
+  }
+  const std::string* queryParam(const std::string& name) const {
+    for (const auto& [k, v] : query_params)
+      if (k == name) return &v;
+    return nullptr;
+  }
+};
+
+struct HttpResponse {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;
+
+  static HttpResponse json(int status, std::string body);
+  // {"error": message} plus the fields of extra (a JSON object text, may be empty).
+  static HttpResponse error(int status, const std::string& message,
+                            const std::string& extra_json = "");
+  static HttpResponse plain(int status, std::string text);
+  // X-Accel-Redirect answers carried out by the edge.
+  static HttpResponse file(const std::string& absolute_path, const std::string& data_dir,
+                           const std::string& content_type);
+  static HttpResponse proxy(int port, const std::string& raw_path_and_query);
+};
+
+// Answers a request exactly once, from any thread. Later calls are ignored.
+using Reply = std::function<void(HttpResponse)>;
+using Handler = std::function<void(std::shared_ptr<HttpRequest>, Reply)>;
+
+// Percent-decoding of a path or query component ('+' is a space only in queries).
+std::optional<std::string> percentDecode(std::string_view in, bool plus_is_space);
+std::vector<std::pair<std::string, std::string>> parseQuery(std::string_view query);
+
+}  // namespace berth::core

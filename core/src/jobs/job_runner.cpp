@@ -1,0 +1,94 @@
+#include "jobs/job_runner.hpp"
+
+#include "log/logging.hpp"
+
+namespace berth::core {
+
+JobRunner::JobRunner(int threads) : threads_(threads < 1 ? 1 : threads) {}
+
+JobRunner::~JobRunner() { stop(); }
+
+void JobRunner::start(std::vector<JobDecl> jobs) {
+  auto now = std::chrono::steady_clock::now();
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& j : jobs) {
+      Entry e;
+      e.next = j.run_on_start ? now : now + j.period;
+      e.decl = std::move(j);
+      entries_.push_back(std::move(e));
+    }
+  }
+  if (entries_.empty()) return;
+  int n = std::min<int>(threads_, static_cast<int>(entries_.size()));
+  for (int i = 0; i < n; ++i) workers_.emplace_back([this] { workerLoop(); });
+  scheduler_ = std::thread([this] { schedulerLoop(); });
+}
+
+void JobRunner::schedulerLoop() {
+  std::unique_lock lock(mutex_);
+  while (!stop_) {
+    auto now = std::chrono::steady_clock::now();
+    auto next_wake = now + std::chrono::seconds(60);
+    for (size_t i = 0; i < entries_.size(); ++i) {
+      Entry& e = entries_[i];
+      if (e.running) continue;
+      if (e.next <= now) {
+        e.running = true;
+        due_.push_back(i);
+        wake_.notify_all();
+      } else if (e.next < next_wake) {
+        next_wake = e.next;
+      }
+    }
+    wake_.wait_until(lock, next_wake);
+  }
+}
+
+void JobRunner::workerLoop() {
+  auto log = getLogger("jobs");
+  std::unique_lock lock(mutex_);
+  while (true) {
+    wake_.wait(lock, [this] { return stop_ || !due_.empty(); });
+    if (stop_) return;
+    size_t index = due_.front();
+    due_.pop_front();
+    auto run = entries_[index].decl.run;
+    std::string id = entries_[index].decl.id;
+    lock.unlock();
+    try {
+      run(stop_);
+    } catch (const std::exception& e) {
+      logLine(*log, spdlog::level::err, "", "", "job " + id + " failed: " + e.what());
+    } catch (...) {
+      logLine(*log, spdlog::level::err, "", "", "job " + id + " failed");
+    }
+    lock.lock();
+    Entry& e = entries_[index];
+    e.running = false;
+    e.runs++;
+    e.next = std::chrono::steady_clock::now() + e.decl.period;
+    wake_.notify_all();
+  }
+}
+
+void JobRunner::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    if (stop_.exchange(true)) return;
+    wake_.notify_all();
+  }
+  if (scheduler_.joinable()) scheduler_.join();
+  for (auto& w : workers_)
+    if (w.joinable()) w.join();
+  workers_.clear();
+}
+
+int JobRunner::runs(const std::string& job_id) const {
+  std::lock_guard lock(mutex_);
+  for (const auto& e : entries_)
+    if (e.decl.id == job_id) return e.runs;
+  return 0;
+}
+
+}  // namespace berth::core

@@ -1,0 +1,101 @@
+// Loads plugin libraries (Boost.DLL), checks their magic, lets them register, and implements the
+// berth_host_api table over the core's parts.
+#pragma once
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <berth/abi.h>
+
+#include "auth/accounts.hpp"
+#include "config/settings.hpp"
+#include "db/migrator.hpp"
+#include "db/pool.hpp"
+#include "http/router.hpp"
+
+namespace berth::core {
+
+// What the host table reaches in the core. Pointers may be null until set (pool and accounts
+// exist only once the database is up, which is after registration).
+struct CoreParts {
+  const Settings* settings = nullptr;
+  Pool* pool = nullptr;
+  Accounts* accounts = nullptr;
+  // Called when a plugin replaces its custom hosts; the argument is the union over plugins.
+  std::function<void(const std::vector<std::string>&)> on_custom_hosts;
+};
+
+struct JobDecl {
+  std::string id;  // <plugin>.<name>
+  std::chrono::milliseconds period{0};
+  bool run_on_start = false;
+  // Runs one tick; stop_requested is polled by the job through the ABI.
+  std::function<void(const std::atomic<bool>& stop_requested)> run;
+};
+
+// What a hook event came back with: ok, or the first refusing subscriber's answer
+// ({"status": N, "error": "..."}).
+struct HookResult {
+  bool ok = true;
+  std::string error_json;
+};
+
+struct InstallerDecl {
+  std::string owner, slug, name, description;
+  bool installable = false;
+};
+
+class PluginManager {
+ public:
+  explicit PluginManager(CoreParts parts);
+  // Destroys the instances of plugins not running (never started, or stopped); never unloads a
+  // library.
+  ~PluginManager();
+  PluginManager(const PluginManager&) = delete;
+  PluginManager& operator=(const PluginManager&) = delete;
+
+  // For each id: dir/libberth_<id>.so must exist; dlopen (rtld_now | rtld_local); check
+  // berth_plugin_info_v1 (struct size, ABI major equal, minor not newer than ours, id equal);
+  // order by depends_on (a missing dependency or a cycle is refused); call register. Any
+  // failure throws std::runtime_error("plugin <id>: <why>"), with expected and found versions
+  // for a version mismatch. Routes go into `router` (two plugins claiming one route fail).
+  // A plugin that reports failure from register fails with "plugin <id> failed to register:
+  // <why>". Registration closes when loadAll returns.
+  void loadAll(const std::string& dir, const std::vector<std::string>& ids, Router& router);
+
+  // The database is up after registration: from now on the host table reaches it.
+  void attachDatabase(Pool* pool, Accounts* accounts);
+
+  // Validates each plugin's config section (applyPluginKeys) and unclaimed sections.
+  void applyConfig();
+  std::vector<Migration> migrations() const;
+  // start in dependency order; a failing start throws "plugin <id> failed to start: <why>" and
+  // leaves the plugins before it running (stopAll stops them).
+  void startAll();
+  // stop in reverse order (only those started), then destroy their instances. Jobs must have
+  // been stopped and joined before.
+  void stopAll();
+
+  std::vector<JobDecl> jobs() const;
+  std::vector<InstallerDecl> installers() const;
+  std::vector<std::string> loadedIds() const;
+  // Fires a hook event to every subscriber in load order (core events such as "edge.access"),
+  // stopping at the first that refuses. THREADING: any thread, once loadAll returned.
+  HookResult fireHook(const std::string& event, const std::string& payload_json);
+
+  // Implementation detail shared with the C trampolines.
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// Converts a berth_response into the core's HttpResponse (X-Accel for FILE/PROXY, JSON errors).
+HttpResponse toHttpResponse(const berth_response& response, const HttpRequest& request,
+                            const std::string& data_dir);
+
+}  // namespace berth::core

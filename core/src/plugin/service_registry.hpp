@@ -1,0 +1,34 @@
+// Services offered by plugins to each other, by versioned name ("storage.blobs.v1").
+#pragma once
+#include <map>
+#include <string>
+#include <string_view>
+
+#include <berth/abi.h>
+
+#include "plugin/buffer.hpp"
+
+namespace berth::core {
+
+class ServiceRegistry {
+ public:
+  // Only during registration (main thread). A name offered twice is refused, naming both owners.
+  void offer(const std::string& name, const std::string& owner, berth_service_fn fn, void* user);
+
+  // BERTH_ERR_NOT_FOUND (out untouched) when nobody offers the name; otherwise what the service
+  // answers, with its JSON answer appended to out.
+  int32_t call(std::string_view name, std::string_view method, std::string_view request_json,
+               berth_buffer* out) const;
+
+  bool has(std::string_view name) const { return services_.find(name) != services_.end(); }
+
+ private:
+  struct Service {
+    std::string owner;
+    berth_service_fn fn;
+    void* user;
+  };
+  std::map<std::string, Service, std::less<>> services_;
+};
+
+}  // namespace berth::core

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The first command of a new user: installs what is missing, builds, starts berthd on
+# 127.0.0.1:8080 with its embedded PostgreSQL, makes a first account and prints its token.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+scripts/build.sh --target berthd berth_plugins
+
+config=${BERTH_CONFIG:-etc/berth.yaml}
+mkdir -p var
+pidfile=var/berthd.pid
+if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
+  echo "berthd is already running (pid $(cat "$pidfile"))"
+else
+  : > var/berthd.log
+  nohup build/bin/berthd --config "$config" serve >> var/berthd.log 2>&1 &
+  echo $! > "$pidfile"
+  for _ in $(seq 1 300); do
+    if grep -q "berthd ready on" var/berthd.log; then break; fi
+    if ! kill -0 "$(cat "$pidfile")" 2>/dev/null; then
+      echo "berthd stopped during start:"; cat var/berthd.log; exit 1
+    fi
+    sleep 0.2
+  done
+  grep -q "berthd ready on" var/berthd.log || { echo "berthd did not start:"; tail -50 var/berthd.log; exit 1; }
+fi
+
+email=${BERTH_EMAIL:-admin@localhost}
+build/bin/berthd --config "$config" account create --email "$email" >/dev/null 2>&1 || true
+token=$(build/bin/berthd --config "$config" token create --email "$email" --name "start-$(date +%s)")
+listen=$(grep -m1 -E '^\s*listen:' "$config" | sed -E 's/.*"?([0-9.]+:[0-9]+)"?.*/\1/')
+listen=${listen:-127.0.0.1:8080}
+cat <<MSG
+
+berthd is running on http://$listen (pid $(cat "$pidfile"), log var/berthd.log; stop: scripts/stop.sh)
+Account: $email
+Token:   $token
+
+Try:
+  curl -s http://$listen/regions
+  curl -s -H "Authorization: Bearer $token" http://$listen/projects
+MSG

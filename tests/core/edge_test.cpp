@@ -1,0 +1,892 @@
+// nginx in front of a tiny blocking HTTP/1.1 backend that reports what reached it.
+#include "edge/edge.hpp"
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+using namespace berth::core;
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kNginx = "/usr/sbin/nginx";
+constexpr uint64_t kMiB = 1024 * 1024;
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+class TempDir {
+ public:
+  TempDir() {
+    char pattern[] = "/tmp/berth-edge.XXXXXX";
+    path_ = ::mkdtemp(pattern);
+    // nginx workers run as nobody when the test runs as root: they must reach temp dirs.
+    fs::permissions(path_, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                               fs::perms::others_read | fs::perms::others_exec);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+std::string randomBytes(size_t size, unsigned seed) {
+  std::mt19937 generator(seed);
+  std::string bytes(size, '\0');
+  for (auto& c : bytes) c = static_cast<char>(generator() & 0xff);
+  return bytes;
+}
+
+std::string lower(std::string text) {
+  for (auto& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+bool eventually(const std::function<bool()>& condition, std::chrono::seconds limit = 15s) {
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (condition()) return true;
+    std::this_thread::sleep_for(20ms);
+  }
+  return condition();
+}
+
+int connectLoopback(uint16_t port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(port);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  timeval timeout{30, 0};  // a hung edge fails the test instead of hanging it
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
+  return fd;
+}
+
+void sendAll(int fd, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t sent = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
+    if (sent <= 0) return;  // the peer may close early (413): the answer is what matters
+    data.remove_prefix(static_cast<size_t>(sent));
+  }
+}
+
+// Parses "name: value" lines into lower-case names.
+std::map<std::string, std::string> parseHeaderLines(const std::string& block) {
+  std::map<std::string, std::string> headers;
+  std::istringstream lines(block);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    auto value = line.substr(colon + 1);
+    value.erase(0, value.find_first_not_of(' '));
+    headers[lower(line.substr(0, colon))] = value;
+  }
+  return headers;
+}
+
+// Decodes a complete chunked body starting at `from`; false when more bytes are needed.
+bool decodeChunked(const std::string& data, size_t from, std::string& body, size_t& end) {
+  body.clear();
+  size_t pos = from;
+  for (;;) {
+    auto line_end = data.find("\r\n", pos);
+    if (line_end == std::string::npos) return false;
+    size_t size = std::stoul(data.substr(pos, line_end - pos), nullptr, 16);
+    pos = line_end + 2;
+    if (size == 0) {
+      auto trailer_end = data.find("\r\n", pos);
+      if (trailer_end == std::string::npos) return false;
+      end = trailer_end + 2;
+      return true;
+    }
+    if (data.size() < pos + size + 2) return false;
+    body.append(data, pos, size);
+    pos += size + 2;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The client side: raw requests, answers read until the edge closes.
+
+struct Response {
+  int status = 0;
+  std::map<std::string, std::string> headers;
+  std::string body;
+  json bodyJson() const { return json::parse(body, nullptr, false); }
+};
+
+Response parseResponse(const std::string& raw) {
+  Response response;
+  auto head_end = raw.find("\r\n\r\n");
+  if (raw.size() < 12 || head_end == std::string::npos) return response;
+  response.status = std::stoi(raw.substr(9, 3));
+  response.headers = parseHeaderLines(raw.substr(0, head_end));
+  if (lower(response.headers["transfer-encoding"]) == "chunked") {
+    size_t end = 0;
+    decodeChunked(raw, head_end + 4, response.body, end);
+  } else {
+    response.body = raw.substr(head_end + 4);
+  }
+  return response;
+}
+
+// Sends raw bytes (on a thread, so a large body cannot block reading an early answer).
+// half_close: tell the edge nothing more comes, so that after an early 413 it does not linger
+// waiting for a body that is never sent (only for requests answered without the backend:
+// nginx treats a half-closed client as gone while it waits for the backend).
+Response roundTrip(uint16_t port, const std::string& raw, bool half_close = false) {
+  int fd = connectLoopback(port);
+  if (fd < 0) return {};
+  std::thread sender([fd, &raw, half_close] {
+    sendAll(fd, raw);
+    if (half_close) ::shutdown(fd, SHUT_WR);
+  });
+  std::string received;
+  char buffer[65536];
+  ssize_t got;
+  while ((got = ::recv(fd, buffer, sizeof buffer, 0)) > 0) received.append(buffer, got);
+  ::shutdown(fd, SHUT_RDWR);  // unblocks the sender if the edge stopped reading
+  sender.join();
+  ::close(fd);
+  return parseResponse(received);
+}
+
+std::string requestText(const std::string& method, const std::string& host,
+                        const std::string& target, const std::string& body = "",
+                        const std::vector<std::string>& headers = {}) {
+  std::string text =
+      method + " " + target + " HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n";
+  for (const auto& header : headers) text += header + "\r\n";
+  if (!body.empty() || method == "POST") {
+    text += "Content-Length: " + std::to_string(body.size()) + "\r\n";
+  }
+  return text + "\r\n" + body;
+}
+
+Response get(uint16_t port, const std::string& host, const std::string& target,
+             const std::vector<std::string>& headers = {}) {
+  return roundTrip(port, requestText("GET", host, target, "", headers));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The backend side: one thread per connection, keep-alive, answers what it saw.
+
+struct SeenRequest {
+  std::string method;
+  std::string target;
+  std::map<std::string, std::string> headers;
+  std::string body;
+  std::string header(const std::string& name) const {
+    auto it = headers.find(name);
+    return it == headers.end() ? "" : it->second;
+  }
+};
+
+struct Reply {
+  int status = 200;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::optional<std::string> body;  // nullopt: echo the request as JSON
+};
+
+class TestBackend {
+ public:
+  using Handler = std::function<Reply(const SeenRequest&)>;
+
+  explicit TestBackend(Handler handler = {}) : handler_(std::move(handler)) {
+    listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int one = 1;
+    ::setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    ::listen(listen_fd_, 64);
+    socklen_t len = sizeof addr;
+    ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+    acceptor_ = std::thread([this] { acceptLoop(); });
+  }
+
+  ~TestBackend() {
+    stopping_ = true;
+    acceptor_.join();
+    ::close(listen_fd_);
+    std::vector<std::thread> workers;
+    {
+      std::lock_guard lock(mutex_);
+      for (int fd : open_fds_) ::shutdown(fd, SHUT_RDWR);
+      workers.swap(workers_);
+    }
+    for (auto& worker : workers) worker.join();
+  }
+
+  uint16_t port() const { return port_; }
+
+  std::vector<SeenRequest> seen() const {
+    std::lock_guard lock(mutex_);
+    return seen_;
+  }
+
+  size_t countTarget(const std::string& target) const {
+    std::lock_guard lock(mutex_);
+    return static_cast<size_t>(std::count_if(seen_.begin(), seen_.end(),
+                                             [&](const auto& s) { return s.target == target; }));
+  }
+
+ private:
+  void acceptLoop() {
+    while (!stopping_) {
+      pollfd pfd{listen_fd_, POLLIN, 0};
+      if (::poll(&pfd, 1, 50) <= 0) continue;
+      int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+      if (fd < 0) continue;
+      std::lock_guard lock(mutex_);
+      open_fds_.push_back(fd);
+      workers_.emplace_back([this, fd] { serve(fd); });
+    }
+  }
+
+  void serve(int fd) {
+    std::string buffer;
+    while (auto request = readRequest(fd, buffer)) {
+      {
+        std::lock_guard lock(mutex_);
+        seen_.push_back(*request);
+      }
+      Reply reply = handler_ ? handler_(*request) : Reply{};
+      std::string body = reply.body ? *reply.body : echo(*request);
+      std::string text = "HTTP/1.1 " + std::to_string(reply.status) + " Test\r\n";
+      bool typed = false;
+      for (const auto& [name, value] : reply.headers) {
+        text += name + ": " + value + "\r\n";
+        typed = typed || lower(name) == "content-type";
+      }
+      if (!typed) text += "Content-Type: application/json\r\n";
+      text += "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+      sendAll(fd, text);
+    }
+    std::lock_guard lock(mutex_);
+    open_fds_.erase(std::find(open_fds_.begin(), open_fds_.end(), fd));
+    ::close(fd);
+  }
+
+  static std::string echo(const SeenRequest& request) {
+    json headers = json::object();
+    for (const auto& [name, value] : request.headers) headers[name] = value;
+    return json{{"method", request.method},
+                {"target", request.target},
+                {"headers", headers},
+                {"body_length", request.body.size()}}
+        .dump();
+  }
+
+  static bool readMore(int fd, std::string& buffer) {
+    char chunk[65536];
+    ssize_t got = ::recv(fd, chunk, sizeof chunk, 0);
+    if (got <= 0) return false;
+    buffer.append(chunk, static_cast<size_t>(got));
+    return true;
+  }
+
+  static std::optional<SeenRequest> readRequest(int fd, std::string& buffer) {
+    size_t head_end;
+    while ((head_end = buffer.find("\r\n\r\n")) == std::string::npos) {
+      if (!readMore(fd, buffer)) return std::nullopt;
+    }
+    SeenRequest request;
+    std::string head = buffer.substr(0, head_end);
+    std::istringstream request_line(head.substr(0, head.find("\r\n")));
+    request_line >> request.method >> request.target;
+    request.headers = parseHeaderLines(head.substr(head.find("\r\n") + 2));
+    size_t body_start = head_end + 4;
+    if (lower(request.header("transfer-encoding")).find("chunked") != std::string::npos) {
+      size_t end = 0;
+      while (!decodeChunked(buffer, body_start, request.body, end)) {
+        if (!readMore(fd, buffer)) return std::nullopt;
+      }
+      buffer.erase(0, end);
+    } else {
+      size_t length = request.header("content-length").empty()
+                          ? 0
+                          : std::stoul(request.header("content-length"));
+      while (buffer.size() < body_start + length) {
+        if (!readMore(fd, buffer)) return std::nullopt;
+      }
+      request.body = buffer.substr(body_start, length);
+      buffer.erase(0, body_start + length);
+    }
+    return request;
+  }
+
+  Handler handler_;
+  int listen_fd_ = -1;
+  uint16_t port_ = 0;
+  std::atomic<bool> stopping_{false};
+  std::thread acceptor_;
+  mutable std::mutex mutex_;
+  std::vector<std::thread> workers_;
+  std::vector<int> open_fds_;
+  std::vector<SeenRequest> seen_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// An edge in front of a backend, in its own directory.
+
+struct EdgeUnderTest {
+  explicit EdgeUnderTest(TestBackend::Handler handler = {},
+                         const std::function<void(EdgeLayout&)>& adjust = {})
+      : backend(std::move(handler)) {
+    layout.listen = {"127.0.0.1", freeLoopbackPort()};
+    layout.apps_domain = "localhost";
+    layout.backend_port = backend.port();
+    layout.data_dir = dir.path();
+    layout.runtime_dir = dir.path() + "/edge";
+    layout.access_log_socket = dir.path() + "/access.sock";
+    layout.spooled_routes = {{"POST", "/projects/:name/files/*path", 4 * kMiB}};
+    layout.worker_processes = 1;  // one worker: access log datagrams arrive in order
+    if (adjust) adjust(layout);
+    edge = std::make_unique<Edge>(kNginx, layout);
+    edge->start();
+  }
+
+  uint16_t port() const { return layout.listen.port; }
+
+  TempDir dir;
+  TestBackend backend;
+  EdgeLayout layout;
+  std::unique_ptr<Edge> edge;
+};
+
+bool isZombie(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  return line.find(") Z") != std::string::npos;
+}
+
+std::vector<pid_t> processesInGroup(pid_t group) {
+  std::vector<pid_t> members;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    auto name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    pid_t pid = std::stoi(name);
+    if (::getpgid(pid) == group && !isZombie(pid)) members.push_back(pid);
+  }
+  return members;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+
+TEST(Edge, ApiHostReachesTheBackendMarkedApi) {
+  EdgeUnderTest t;
+  auto response = get(t.port(), "api.localhost", "/projects?x=1");
+  ASSERT_EQ(response.status, 200) << response.body;
+  auto seen = response.bodyJson();
+  EXPECT_EQ(seen["method"], "GET");
+  EXPECT_EQ(seen["target"], "/projects?x=1");
+  EXPECT_EQ(seen["headers"]["x-berth-edge"], "api");
+  EXPECT_EQ(seen["headers"]["host"], "api.localhost");
+  EXPECT_EQ(seen["headers"]["x-real-ip"], "127.0.0.1");
+  EXPECT_EQ(seen["headers"]["connection"], "keep-alive");
+  EXPECT_EQ(seen["headers"]["x-berth-request-id"].get<std::string>().size(), 32u);
+  EXPECT_FALSE(seen["headers"].contains("x-berth-body-file"));
+}
+
+TEST(Edge, ProjectHostsAndUnknownHosts) {
+  EdgeUnderTest t;
+  auto project = get(t.port(), "foo-abcd.localhost", "/");
+  ASSERT_EQ(project.status, 200);
+  EXPECT_EQ(project.bodyJson()["headers"]["x-berth-edge"], "project");
+  EXPECT_EQ(project.bodyJson()["headers"]["host"], "foo-abcd.localhost");
+  auto upper = get(t.port(), "FOO-abcd.LOCALHOST", "/");
+  EXPECT_EQ(upper.bodyJson()["headers"]["x-berth-edge"], "project");
+  // Anything else is the API's (the default server).
+  auto unknown = get(t.port(), "somewhere.example", "/");
+  EXPECT_EQ(unknown.bodyJson()["headers"]["x-berth-edge"], "api");
+}
+
+TEST(Edge, ClientCannotNameABodyFile) {
+  EdgeUnderTest t;
+  auto response = get(t.port(), "api.localhost", "/x",
+                      {"X-Berth-Body-File: /etc/shadow", "X-Berth-Edge: project"});
+  auto headers = response.bodyJson()["headers"];
+  EXPECT_FALSE(headers.contains("x-berth-body-file"));
+  EXPECT_EQ(headers["x-berth-edge"], "api");
+}
+
+TEST(Edge, CustomHostsBecomeProjectTraffic) {
+  EdgeUnderTest t;
+  EXPECT_EQ(get(t.port(), "shop.example.com", "/").bodyJson()["headers"]["x-berth-edge"], "api");
+  pid_t master = t.edge->pid();
+  t.edge->setCustomHosts({"shop.example.com"});
+  EXPECT_TRUE(eventually([&] {
+    return get(t.port(), "shop.example.com", "/").bodyJson()["headers"]["x-berth-edge"] ==
+           "project";
+  }));
+  EXPECT_EQ(t.edge->pid(), master);  // reloaded, not restarted
+  // The reload is asynchronous: until the old worker has left, it may still take a request.
+  ASSERT_TRUE(eventually([&] { return processesInGroup(master).size() == 2; }));
+
+  // A refused configuration keeps the current one.
+  std::ifstream before_file(t.edge->configPath());
+  std::string before((std::istreambuf_iterator<char>(before_file)), {});
+  t.edge->setCustomHosts({"bad host; include /etc/passwd"});
+  std::ifstream after_file(t.edge->configPath());
+  std::string after((std::istreambuf_iterator<char>(after_file)), {});
+  EXPECT_EQ(before, after);
+  EXPECT_EQ(get(t.port(), "shop.example.com", "/").bodyJson()["headers"]["x-berth-edge"],
+            "project");
+}
+
+TEST(Edge, ProjectListenTakesProjectTraffic) {
+  uint16_t project_port = freeLoopbackPort();
+  EdgeUnderTest t({}, [&](EdgeLayout& layout) {
+    layout.project_listens = {{"127.0.0.1", project_port}};
+  });
+  auto response = get(project_port, "api.localhost", "/");
+  ASSERT_EQ(response.status, 200);
+  EXPECT_EQ(response.bodyJson()["headers"]["x-berth-edge"], "project");
+}
+
+TEST(Edge, SpooledRouteHandsTheBodyOverAsAFile) {
+  const std::string body = randomBytes(3 * kMiB, 1);
+  struct FileCheck {
+    std::string path;
+    bool existed = false;
+    uintmax_t size = 0;
+    bool same_bytes = false;
+  };
+  auto check = std::make_shared<FileCheck>();
+  EdgeUnderTest t([check, &body](const SeenRequest& request) {
+    auto path = request.header("x-berth-body-file");
+    if (!path.empty()) {
+      check->path = path;
+      check->existed = fs::exists(path);  // read while the request is still open
+      if (check->existed) {
+        check->size = fs::file_size(path);
+        std::ifstream in(path, std::ios::binary);
+        std::string content((std::istreambuf_iterator<char>(in)), {});
+        check->same_bytes = content == body;
+      }
+    }
+    return Reply{};
+  });
+  auto response =
+      roundTrip(t.port(), requestText("POST", "api.localhost", "/projects/blog/files/img/a.bin",
+                                      body, {"Content-Type: application/octet-stream"}));
+  ASSERT_EQ(response.status, 200) << response.body;
+  auto seen = response.bodyJson();
+  EXPECT_EQ(seen["body_length"], 0);
+  EXPECT_EQ(seen["method"], "POST");
+  EXPECT_EQ(seen["headers"]["x-berth-edge"], "api");
+  EXPECT_TRUE(check->existed) << check->path;
+  EXPECT_EQ(check->size, 3 * kMiB);
+  EXPECT_TRUE(check->same_bytes);
+  EXPECT_EQ(check->path.rfind(t.layout.runtime_dir + "/client_body/", 0), 0u) << check->path;
+  // "clean": nginx removes the file once the request is over.
+  EXPECT_TRUE(eventually([&] { return !fs::exists(check->path); }));
+
+  // Its own limit: 4 MB here, refused from the Content-Length alone.
+  auto too_big = roundTrip(t.port(),
+                           "POST /projects/blog/files/b.bin HTTP/1.1\r\nHost: "
+                           "api.localhost\r\nConnection: close\r\nContent-Length: " +
+                               std::to_string(4 * kMiB + 1) + "\r\n\r\n",
+                           true);
+  EXPECT_EQ(too_big.status, 413);
+  EXPECT_EQ(too_big.bodyJson()["error"],
+            "the request body is too large for this route (limit 4 MB)");
+  EXPECT_EQ(t.backend.countTarget("/projects/blog/files/b.bin"), 0u);
+
+  // Other methods on that path arrive too, without a file.
+  auto listing = get(t.port(), "api.localhost", "/projects/blog/files/img/a.bin");
+  EXPECT_EQ(listing.status, 200);
+  EXPECT_EQ(listing.bodyJson()["method"], "GET");
+}
+
+TEST(Edge, JsonBodyLimitIsExact) {
+  EdgeUnderTest t;
+  std::string exact(2 * kMiB, 'a');
+  auto accepted = roundTrip(t.port(), requestText("POST", "api.localhost", "/projects", exact,
+                                                  {"Content-Type: application/json"}));
+  ASSERT_EQ(accepted.status, 200);
+  EXPECT_EQ(accepted.bodyJson()["body_length"], 2 * kMiB);
+
+  auto refused = roundTrip(t.port(), requestText("POST", "api.localhost", "/too-big", exact + "a",
+                                                 {"Content-Type: application/json"}));
+  EXPECT_EQ(refused.status, 413);
+  EXPECT_EQ(refused.headers["content-type"], "application/json");
+  EXPECT_EQ(refused.bodyJson()["error"],
+            "the request body is too large for this route (limit 2 MB)");
+  EXPECT_EQ(t.backend.countTarget("/too-big"), 0u);
+}
+
+TEST(Edge, ChunkedUploadArrivesWithContentLength) {
+  EdgeUnderTest t;
+  std::string head =
+      "POST /projects HTTP/1.1\r\nHost: api.localhost\r\nConnection: close\r\n"
+      "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
+  // The first chunk's closing CRLF straddles byte 4096 of the stream (Pistache's read size).
+  size_t first_size = 4095 - head.size() - 5;  // "hhh\r\n" + data, then CR at byte 4095
+  std::ostringstream size_line;
+  size_line << std::hex << first_size << "\r\n";
+  ASSERT_EQ(size_line.str().size(), 5u);
+  std::string first = randomBytes(first_size, 2);
+  std::string second = randomBytes(5000, 3);
+  std::ostringstream second_line;
+  second_line << std::hex << second.size() << "\r\n";
+  std::string raw =
+      head + size_line.str() + first + "\r\n" + second_line.str() + second + "\r\n0\r\n\r\n";
+  ASSERT_EQ(raw.substr(4095, 2), "\r\n");
+
+  int fd = connectLoopback(t.port());
+  ASSERT_GE(fd, 0);
+  sendAll(fd, std::string_view(raw).substr(0, 4096));
+  std::this_thread::sleep_for(50ms);  // two segments; correctness does not depend on it
+  sendAll(fd, std::string_view(raw).substr(4096));
+  std::string received;
+  char buffer[65536];
+  ssize_t got;
+  while ((got = ::recv(fd, buffer, sizeof buffer, 0)) > 0) received.append(buffer, got);
+  ::close(fd);
+
+  auto response = parseResponse(received);
+  ASSERT_EQ(response.status, 200) << received;
+  auto seen = t.backend.seen();
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].body, first + second);
+  EXPECT_EQ(seen[0].header("content-length"), std::to_string(first.size() + second.size()));
+  EXPECT_EQ(seen[0].header("transfer-encoding"), "");
+}
+
+TEST(Edge, OversizedUploadDoesNotStallOthers) {
+  EdgeUnderTest t;
+  // 1 MB past the JSON limit, sent chunked so nginx has to read until it crosses the limit.
+  std::string body = std::string(3 * kMiB, 'x');
+  std::ostringstream raw;
+  raw << "POST /big HTTP/1.1\r\nHost: api.localhost\r\nConnection: close\r\n"
+      << "Transfer-Encoding: chunked\r\n\r\n";
+  for (size_t offset = 0; offset < body.size(); offset += 65536) {
+    raw << std::hex << 65536 << "\r\n" << body.substr(offset, 65536) << "\r\n";
+  }
+  raw << "0\r\n\r\n";
+  Response big;
+  std::thread uploader([&] { big = roundTrip(t.port(), raw.str()); });
+  auto other = get(t.port(), "api.localhost", "/meanwhile");
+  uploader.join();
+  EXPECT_EQ(other.status, 200);
+  EXPECT_EQ(big.status, 413);
+  EXPECT_EQ(big.bodyJson()["error"], "the request body is too large for this route (limit 2 MB)");
+  EXPECT_EQ(t.backend.countTarget("/big"), 0u);
+}
+
+TEST(Edge, AccelRedirectServesFilesWithRangeAndEtag) {
+  EdgeUnderTest t([](const SeenRequest&) {
+    return Reply{200, {{"X-Accel-Redirect", "/_berth_file/files/site/hello%20world.txt"}}, ""};
+  });
+  std::string content = randomBytes(10000, 4);
+  fs::create_directories(t.dir.path() + "/files/site");
+  std::ofstream(t.dir.path() + "/files/site/hello world.txt", std::ios::binary) << content;
+  fs::permissions(t.dir.path() + "/files",
+                  fs::perms::all & ~fs::perms::others_write & ~fs::perms::group_write);
+  fs::permissions(t.dir.path() + "/files/site",
+                  fs::perms::all & ~fs::perms::others_write & ~fs::perms::group_write);
+
+  auto whole = get(t.port(), "foo.localhost", "/hello");
+  ASSERT_EQ(whole.status, 200) << whole.body;
+  EXPECT_EQ(whole.body, content);
+  std::string etag = whole.headers["etag"];
+  ASSERT_FALSE(etag.empty());
+
+  auto part = get(t.port(), "foo.localhost", "/hello", {"Range: bytes=100-199"});
+  EXPECT_EQ(part.status, 206);
+  EXPECT_EQ(part.body, content.substr(100, 100));
+  EXPECT_EQ(part.headers["content-range"], "bytes 100-199/10000");
+
+  auto cached = get(t.port(), "foo.localhost", "/hello", {"If-None-Match: " + etag});
+  EXPECT_EQ(cached.status, 304);
+  EXPECT_TRUE(cached.body.empty());
+
+  // The internal locations are not reachable from outside.
+  auto direct = roundTrip(t.port(),
+                          "GET /_berth_file/files/site/hello%20world.txt HTTP/1.1\r\n"
+                          "Host: foo.localhost\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(direct.status, 404);
+  EXPECT_NE(direct.body, content);
+  EXPECT_EQ(t.backend.countTarget("/_berth_file/files/site/hello%20world.txt"), 0u);
+}
+
+TEST(Edge, AccelRedirectProxiesToAnAppWithMethodAndBody) {
+  TestBackend app;
+  std::string accel = "/_berth_proxy/" + std::to_string(app.port());
+  EdgeUnderTest t([&accel](const SeenRequest& request) {
+    return Reply{200, {{"X-Accel-Redirect", accel + request.target}}, ""};
+  });
+  std::string body = randomBytes(100000, 5);  // larger than a memory buffer: from a temp file
+  auto response = roundTrip(t.port(), requestText("POST", "foo-abcd.localhost", "/x/y?a=1&b=2",
+                                                  body, {"Content-Type: text/plain"}));
+  ASSERT_EQ(response.status, 200) << response.body;
+  auto seen = app.seen();
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].method, "POST");
+  EXPECT_EQ(seen[0].target, "/x/y?a=1&b=2");
+  EXPECT_EQ(seen[0].body, body);
+  EXPECT_EQ(seen[0].header("host"), "foo-abcd.localhost");
+  EXPECT_EQ(seen[0].header("x-forwarded-host"), "foo-abcd.localhost");
+  EXPECT_EQ(seen[0].header("x-forwarded-proto"), "http");
+  EXPECT_EQ(seen[0].header("x-forwarded-for"), "127.0.0.1");
+  EXPECT_EQ(t.backend.seen().at(0).body, body);  // berthd saw it first
+
+  // Escaped characters survive the decoded internal redirect.
+  auto odd = get(t.port(), "foo-abcd.localhost", "/a%20b/c%3Fd");
+  ASSERT_EQ(odd.status, 200);
+  EXPECT_EQ(app.seen().back().target, "/a%20b/c%3Fd");
+  EXPECT_EQ(app.seen().back().method, "GET");
+
+  // An app answering X-Accel-Redirect cannot reach berthd's files.
+  TestBackend sneaky([](const SeenRequest&) {
+    return Reply{200, {{"X-Accel-Redirect", "/_berth_file/edge/nginx.conf"}}, "plain"};
+  });
+  accel = "/_berth_proxy/" + std::to_string(sneaky.port());
+  auto refused = get(t.port(), "foo-abcd.localhost", "/steal");
+  EXPECT_EQ(refused.body, "plain");
+}
+
+TEST(Edge, AppDownIsJson502) {
+  uint16_t nobody_listens = freeLoopbackPort();
+  EdgeUnderTest t([nobody_listens](const SeenRequest&) {
+    return Reply{
+        200, {{"X-Accel-Redirect", "/_berth_proxy/" + std::to_string(nobody_listens) + "/"}}, ""};
+  });
+  auto response = get(t.port(), "foo.localhost", "/");
+  EXPECT_EQ(response.status, 502);
+  EXPECT_EQ(response.bodyJson()["error"], "the app is not answering; try again");
+}
+
+TEST(Edge, BackendDownIsJson502) {
+  uint16_t nobody_listens = freeLoopbackPort();
+  EdgeUnderTest t({}, [&](EdgeLayout& layout) { layout.backend_port = nobody_listens; });
+  auto response = get(t.port(), "api.localhost", "/projects");
+  EXPECT_EQ(response.status, 502);
+  EXPECT_EQ(response.headers["content-type"], "application/json");
+  EXPECT_EQ(response.bodyJson()["error"], "berthd is not answering; try again");
+}
+
+TEST(Edge, BackendErrorsPassThroughUntouched) {
+  EdgeUnderTest t([](const SeenRequest&) {
+    return Reply{502, {}, R"({"error":"object storage did not confirm removal"})"};
+  });
+  auto response = get(t.port(), "api.localhost", "/projects/x");
+  EXPECT_EQ(response.status, 502);
+  EXPECT_EQ(response.bodyJson()["error"], "object storage did not confirm removal");
+}
+
+TEST(Edge, SupervisorRestartsAKilledMaster) {
+  EdgeUnderTest t;
+  pid_t master = t.edge->pid();
+  ASSERT_GT(master, 0);
+  ASSERT_EQ(::kill(master, SIGKILL), 0);
+  ASSERT_TRUE(eventually([&] { return t.edge->restarts() >= 1; }));
+  EXPECT_NE(t.edge->pid(), master);
+  EXPECT_TRUE(eventually([&] { return get(t.port(), "api.localhost", "/").status == 200; }));
+  // The old master's workers were cleaned up with it.
+  EXPECT_TRUE(eventually([&] { return processesInGroup(master).empty(); }));
+}
+
+TEST(Edge, AccessLogEntriesArrive) {
+  std::mutex mutex;
+  std::vector<AccessEntry> entries;
+  TempDir socket_dir;
+  std::string socket_path = socket_dir.path() + "/access.sock";
+  AccessLogReceiver receiver(socket_path, [&](const AccessEntry& entry) {
+    std::lock_guard lock(mutex);
+    entries.push_back(entry);
+  });
+  receiver.start();
+  EXPECT_EQ(fs::status(socket_path).permissions() & fs::perms::others_write,
+            fs::perms::others_write);
+
+  TestBackend app;
+  EdgeUnderTest t(
+      [&app](const SeenRequest& request) {
+        if (request.target == "/app") {
+          return Reply{
+              200, {{"X-Accel-Redirect", "/_berth_proxy/" + std::to_string(app.port()) + "/"}}, ""};
+        }
+        return Reply{};
+      },
+      [&](EdgeLayout& layout) { layout.access_log_socket = socket_path; });
+
+  auto entriesWithId = [&](const std::string& id) {
+    std::lock_guard lock(mutex);
+    std::vector<AccessEntry> found;
+    for (const auto& entry : entries) {
+      if (entry.request_id == id) found.push_back(entry);
+    }
+    return found;
+  };
+
+  auto api = get(t.port(), "api.localhost", "/projects?a=b");
+  std::string api_id = api.bodyJson()["headers"]["x-berth-request-id"];
+  ASSERT_TRUE(eventually([&] { return !entriesWithId(api_id).empty(); }));
+  auto entry = entriesWithId(api_id).front();
+  EXPECT_EQ(entry.status, 200);
+  EXPECT_EQ(entry.edge, "api");
+  EXPECT_EQ(entry.method, "GET");
+  EXPECT_EQ(entry.path, "/projects?a=b");
+  EXPECT_EQ(entry.host, "api.localhost");
+  EXPECT_EQ(entry.remote, "127.0.0.1");
+  EXPECT_GT(entry.bytes_sent, 0u);
+  EXPECT_GT(entry.at, 1600000000);
+
+  // A request handed to an app through X-Accel-Redirect is logged once, as project traffic.
+  auto proxied = get(t.port(), "foo.localhost", "/app");
+  ASSERT_EQ(proxied.status, 200);
+  std::string proxied_id = t.backend.seen().back().header("x-berth-request-id");
+  ASSERT_TRUE(eventually([&] { return !entriesWithId(proxied_id).empty(); }));
+  auto marker = get(t.port(), "api.localhost", "/marker");
+  std::string marker_id = marker.bodyJson()["headers"]["x-berth-request-id"];
+  ASSERT_TRUE(eventually([&] { return !entriesWithId(marker_id).empty(); }));
+  auto proxied_entries = entriesWithId(proxied_id);
+  ASSERT_EQ(proxied_entries.size(), 1u);
+  EXPECT_EQ(proxied_entries[0].edge, "project");
+  EXPECT_EQ(proxied_entries[0].path, "/app");
+
+  // A 413 from nginx itself is logged too.
+  auto refused = roundTrip(t.port(),
+                           "POST /x HTTP/1.1\r\nHost: api.localhost\r\nConnection: "
+                           "close\r\nContent-Length: 99999999\r\n\r\n",
+                           true);
+  ASSERT_EQ(refused.status, 413);
+  EXPECT_TRUE(eventually([&] {
+    std::lock_guard lock(mutex);
+    return std::any_of(entries.begin(), entries.end(),
+                       [](const AccessEntry& e) { return e.status == 413 && e.path == "/x"; });
+  }));
+  receiver.stop();
+  EXPECT_FALSE(fs::exists(socket_path));
+}
+
+TEST(Edge, StopLeavesNoNginxProcess) {
+  EdgeUnderTest t;
+  pid_t master = t.edge->pid();
+  ASSERT_GT(master, 0);
+  ASSERT_FALSE(processesInGroup(master).empty());
+  t.edge->stop();
+  EXPECT_TRUE(processesInGroup(master).empty());
+  EXPECT_LT(connectLoopback(t.port()), 0);
+  t.edge->stop();  // twice is fine
+}
+
+TEST(Edge, StartReportsATakenPort) {
+  TempDir dir;
+  int blocker = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(blocker, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(blocker, 1), 0);
+  socklen_t len = sizeof addr;
+  ::getsockname(blocker, reinterpret_cast<sockaddr*>(&addr), &len);
+
+  EdgeLayout layout;
+  layout.listen = {"127.0.0.1", ntohs(addr.sin_port)};
+  layout.apps_domain = "localhost";
+  layout.backend_port = 1;
+  layout.data_dir = dir.path();
+  layout.runtime_dir = dir.path() + "/edge";
+  layout.access_log_socket = dir.path() + "/access.sock";
+  Edge edge(kNginx, layout);
+  try {
+    edge.start();
+    FAIL() << "start did not throw";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("Address already in use"), std::string::npos) << e.what();
+  }
+  ::close(blocker);
+}
+
+TEST(Edge, StartReportsARefusedConfiguration) {
+  if (::geteuid() != 0) GTEST_SKIP() << "nginx ignores the user directive unless root";
+  TempDir dir;
+  EdgeLayout layout;
+  layout.listen = {"127.0.0.1", freeLoopbackPort()};
+  layout.apps_domain = "localhost";
+  layout.backend_port = 1;
+  layout.data_dir = dir.path();
+  layout.runtime_dir = dir.path() + "/edge";
+  layout.access_log_socket = dir.path() + "/access.sock";
+  layout.worker_user = "berth-no-such-user";
+  Edge edge(kNginx, layout);
+  try {
+    edge.start();
+    FAIL() << "start did not throw";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("berth-no-such-user"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Edge, WorkerUserOwnsTheTempDirs) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root";
+  EdgeUnderTest t({}, [](EdgeLayout& layout) { layout.worker_user = "nobody"; });
+  auto nobody = lookupUser("nobody");
+  struct stat st {};
+  ASSERT_EQ(::stat((t.layout.runtime_dir + "/client_body").c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, nobody->uid);
+  EXPECT_EQ(get(t.port(), "api.localhost", "/").status, 200);
+}
+
+TEST(AccessLog, ParsesNginxSyslogLines) {
+  AccessEntry entry;
+  std::string line =
+      "<190>Nov 21 12:00:00 berth: {\"id\":\"0123456789abcdef0123456789abcdef\",\"host\":\"a."
+      "localhost\",\"method\":\"POST\",\"path\":\"/x?y=\\\"z\\\"\",\"status\":201,\"time\":0.012,"
+      "\"bytes\":345,\"edge\":\"project\",\"remote\":\"10.0.0.1\",\"at\":1763726400.123}";
+  ASSERT_TRUE(parseAccessLine(line, entry));
+  EXPECT_EQ(entry.request_id, "0123456789abcdef0123456789abcdef");
+  EXPECT_EQ(entry.host, "a.localhost");
+  EXPECT_EQ(entry.method, "POST");
+  EXPECT_EQ(entry.path, "/x?y=\"z\"");
+  EXPECT_EQ(entry.status, 201);
+  EXPECT_DOUBLE_EQ(entry.seconds, 0.012);
+  EXPECT_EQ(entry.bytes_sent, 345u);
+  EXPECT_EQ(entry.edge, "project");
+  EXPECT_EQ(entry.remote, "10.0.0.1");
+  EXPECT_EQ(entry.at, 1763726400);
+
+  EXPECT_FALSE(parseAccessLine("<190>Nov 21 12:00:00 other: hello", entry));
+  EXPECT_FALSE(parseAccessLine("<190>Nov 21 12:00:00 berth: {broken", entry));
+  EXPECT_FALSE(parseAccessLine("<190>Nov 21 12:00:00 berth: {\"no\":\"id\"}", entry));
+}

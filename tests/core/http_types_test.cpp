@@ -1,0 +1,48 @@
+#include "http/http_types.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+using namespace berth::core;
+
+TEST(PercentDecode, DecodesAndRefusesBadEscapes) {
+  EXPECT_EQ(percentDecode("a%20b%2Fc", false), "a b/c");
+  EXPECT_EQ(percentDecode("a+b", false), "a+b");
+  EXPECT_EQ(percentDecode("a+b", true), "a b");
+  EXPECT_EQ(percentDecode("%e2%82%ac", false), "\xe2\x82\xac");
+  EXPECT_FALSE(percentDecode("%", false));
+  EXPECT_FALSE(percentDecode("%2", false));
+  EXPECT_FALSE(percentDecode("%zz", false));
+}
+
+TEST(ParseQuery, KeepsOrderAndRepeats) {
+  auto q = parseQuery("age=gte.18&age=lte.30&name=eq.a%20b&flag&=x");
+  ASSERT_EQ(q.size(), 5u);
+  EXPECT_EQ(q[0], (std::pair<std::string, std::string>{"age", "gte.18"}));
+  EXPECT_EQ(q[1].second, "lte.30");
+  EXPECT_EQ(q[2].second, "eq.a b");
+  EXPECT_EQ(q[3], (std::pair<std::string, std::string>{"flag", ""}));
+}
+
+TEST(HttpResponse, ErrorMergesExtraFields) {
+  auto r = HttpResponse::error(409, "taken", R"({"suggestion":"blog-2"})");
+  auto j = nlohmann::json::parse(r.body);
+  EXPECT_EQ(j["error"], "taken");
+  EXPECT_EQ(j["suggestion"], "blog-2");
+  EXPECT_EQ(r.status, 409);
+}
+
+TEST(HttpResponse, FileAnswersAreConfinedToDataDir) {
+  auto r = HttpResponse::file("/srv/data/blobs/ab/cd", "/srv/data", "image/png");
+  ASSERT_EQ(r.headers.size(), 1u);
+  EXPECT_EQ(r.headers[0].second, "/_berth_file/blobs/ab/cd");
+  EXPECT_EQ(HttpResponse::file("/etc/passwd", "/srv/data", "text/plain").status, 500);
+  EXPECT_EQ(HttpResponse::file("/srv/data/../etc/passwd", "/srv/data", "text/plain").status, 500);
+  EXPECT_EQ(HttpResponse::file("/srv/database/x", "/srv/data", "text/plain").status, 500);
+}
+
+TEST(HttpResponse, ProxyAnswersNameThePort) {
+  auto r = HttpResponse::proxy(4321, "/a/b?x=1");
+  EXPECT_EQ(r.headers[0].second, "/_berth_proxy/4321/a/b?x=1");
+}

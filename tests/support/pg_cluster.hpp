@@ -1,0 +1,44 @@
+// A throw-away PostgreSQL cluster for tests: its own directory under /tmp, its own loopback
+// port, superuser "berth" with trust authentication, removed with the object.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "db/embedded_postgres.hpp"
+
+namespace berth::test {
+
+class PgCluster {
+ public:
+  // initdb (as an unprivileged user when the tests run as root) and start. Throws when
+  // PostgreSQL cannot be set up.
+  PgCluster();
+  ~PgCluster();  // stops the server and removes its directory
+  PgCluster(const PgCluster&) = delete;
+  PgCluster& operator=(const PgCluster&) = delete;
+
+  // postgresql://berth@127.0.0.1:PORT/<database>
+  std::string url(const std::string& database) const;
+  std::string superuserUrl() const { return url("postgres"); }
+  int port() const;
+  const std::string& dir() const { return dir_; }
+
+  // A new empty database named <prefix>_<n>, so tests sharing a cluster do not see each
+  // other's tables. Returns its URL.
+  std::string createDatabase(const std::string& prefix = "test");
+
+  void stop();   // clean shutdown (pg_ctl stop -m fast)
+  void start();  // again, same data and port (after stop() or kill())
+  void kill();   // SIGKILL to the postmaster and its backends, as a crash would; returns once
+                 // they are gone and leaves postmaster.pid behind
+
+ private:
+  std::string dir_;
+  std::unique_ptr<core::EmbeddedPostgres> server_;
+};
+
+// One cluster per test process, made on first use and stopped when the process exits (also when
+// tests failed). Tests that stop or kill the server must make their own PgCluster instead.
+PgCluster& sharedCluster();
+
+}  // namespace berth::test
