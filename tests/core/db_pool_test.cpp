@@ -20,7 +20,7 @@ using namespace std::chrono_literals;
 constexpr auto kPatient = 30s;
 
 TEST(DbPool, BindsTextParametersAndNulls) {
-  Pool pool(test::sharedCluster().createDatabase("pool"), 2, kPatient);
+  Pool pool(berth::testing::sharedCluster().createDatabase("pool"), 2, kPatient);
   pool.exec("CREATE TABLE items (id int PRIMARY KEY, label text)");
   PgResult inserted = pool.exec("INSERT INTO items VALUES ($1, $2), ($3, $4)",
                                 {"1", "it's \"quoted\"; DROP TABLE items", "2", std::nullopt});
@@ -39,12 +39,12 @@ TEST(DbPool, BindsTextParametersAndNulls) {
 }
 
 TEST(DbPool, ConnectionsIdentifyAsBerthd) {
-  Pool pool(test::sharedCluster().createDatabase("pool"), 1, kPatient);
+  Pool pool(berth::testing::sharedCluster().createDatabase("pool"), 1, kPatient);
   EXPECT_EQ(pool.exec("SHOW application_name").value(0, 0), "berthd");
 }
 
 TEST(DbPool, RefusedStatementThrowsDbErrorWithSqlstate) {
-  Pool pool(test::sharedCluster().createDatabase("pool"), 1, kPatient);
+  Pool pool(berth::testing::sharedCluster().createDatabase("pool"), 1, kPatient);
   pool.exec("CREATE TABLE users (email text UNIQUE)");
   pool.exec("INSERT INTO users VALUES ($1)", {"a@example.com"});
   try {
@@ -70,7 +70,7 @@ TEST(DbPool, ManyThreadsShareFewConnections) {
   constexpr int kThreads = 8;
   constexpr int kQueriesEach = 50;
   constexpr int kPoolSize = 3;
-  Pool pool(test::sharedCluster().createDatabase("pool"), kPoolSize, kPatient);
+  Pool pool(berth::testing::sharedCluster().createDatabase("pool"), kPoolSize, kPatient);
   pool.exec("CREATE TABLE hits (thread int, n int)");
 
   std::atomic<int> failures{0};
@@ -102,7 +102,7 @@ TEST(DbPool, ManyThreadsShareFewConnections) {
 }
 
 TEST(DbPool, AcquireGivesUpWhenAllConnectionsAreBusy) {
-  Pool pool(test::sharedCluster().createDatabase("pool"), 1, 200ms);
+  Pool pool(berth::testing::sharedCluster().createDatabase("pool"), 1, 200ms);
   Lease held = pool.acquire();
   try {
     pool.acquire();
@@ -113,7 +113,7 @@ TEST(DbPool, AcquireGivesUpWhenAllConnectionsAreBusy) {
 }
 
 TEST(DbPool, AReturnedConnectionIsHandedOutAgain) {
-  Pool pool(test::sharedCluster().createDatabase("pool"), 1, kPatient);
+  Pool pool(berth::testing::sharedCluster().createDatabase("pool"), 1, kPatient);
   std::string first_pid;
   {
     Lease lease = pool.acquire();
@@ -123,7 +123,7 @@ TEST(DbPool, AReturnedConnectionIsHandedOutAgain) {
 }
 
 TEST(DbPool, AbandonedTransactionIsRolledBackBeforeReuse) {
-  Pool pool(test::sharedCluster().createDatabase("pool"), 1, kPatient);
+  Pool pool(berth::testing::sharedCluster().createDatabase("pool"), 1, kPatient);
   pool.exec("CREATE TABLE t (v int)");
   {
     Lease lease = pool.acquire();
@@ -146,7 +146,7 @@ TEST(DbPool, UnreachableServerThrowsDbUnavailable) {
 }
 
 TEST(DbPool, TerminatedSessionIsDiscardedAndReplaced) {
-  test::PgCluster& cluster = test::sharedCluster();
+  berth::testing::PgCluster& cluster = berth::testing::sharedCluster();
   Pool pool(cluster.createDatabase("pool"), 1, kPatient);
   const std::string victim = pool.exec("SELECT pg_backend_pid()").value(0, 0);
 
@@ -159,7 +159,7 @@ TEST(DbPool, TerminatedSessionIsDiscardedAndReplaced) {
 }
 
 TEST(DbPool, SurvivesTheDatabaseRestartingMidRun) {
-  test::PgCluster cluster;  // its own: this test stops it
+  berth::testing::PgCluster cluster;  // its own: this test stops it
   Pool pool(cluster.url("berth"), 2, kPatient);
   pool.exec("CREATE TABLE kept (v int)");
   pool.exec("INSERT INTO kept VALUES (42)");
@@ -175,7 +175,7 @@ TEST(DbPool, SurvivesTheDatabaseRestartingMidRun) {
 }
 
 TEST(DbPool, SurvivesTheDatabaseBeingKilled) {
-  test::PgCluster cluster;
+  berth::testing::PgCluster cluster;
   Pool pool(cluster.url("berth"), 2, kPatient);
   pool.exec("CREATE TABLE kept (v int)");
   pool.exec("INSERT INTO kept VALUES (7)");

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -20,6 +21,7 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -289,8 +291,8 @@ class TestBackend {
       std::string text = "HTTP/1.1 " + std::to_string(reply.status) + " Test\r\n";
       bool typed = false;
       for (const auto& [name, value] : reply.headers) {
-        text += name + ": " + value + "\r\n";
         typed = typed || lower(name) == "content-type";
+        if (!value.empty()) text += name + ": " + value + "\r\n";  // empty: leave it out
       }
       if (!typed) text += "Content-Type: application/json\r\n";
       text += "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
@@ -613,8 +615,10 @@ TEST(Edge, OversizedUploadDoesNotStallOthers) {
 }
 
 TEST(Edge, AccelRedirectServesFilesWithRangeAndEtag) {
-  EdgeUnderTest t([](const SeenRequest&) {
-    return Reply{200, {{"X-Accel-Redirect", "/_berth_file/files/site/hello%20world.txt"}}, ""};
+  EdgeUnderTest t([](const SeenRequest& request) {
+    Reply reply{200, {{"X-Accel-Redirect", "/_berth_file/files/site/hello%20world.txt"}}, ""};
+    if (request.target == "/untyped") reply.headers.emplace_back("Content-Type", "");
+    return reply;
   });
   std::string content = randomBytes(10000, 4);
   fs::create_directories(t.dir.path() + "/files/site");
@@ -630,6 +634,9 @@ TEST(Edge, AccelRedirectServesFilesWithRangeAndEtag) {
   std::string etag = whole.headers["etag"];
   ASSERT_FALSE(etag.empty());
 
+  // berthd's own Content-Type is kept (nginx copies it over the redirect)...
+  EXPECT_EQ(whole.headers["content-type"], "application/json");
+
   auto part = get(t.port(), "foo.localhost", "/hello", {"Range: bytes=100-199"});
   EXPECT_EQ(part.status, 206);
   EXPECT_EQ(part.body, content.substr(100, 100));
@@ -638,6 +645,11 @@ TEST(Edge, AccelRedirectServesFilesWithRangeAndEtag) {
   auto cached = get(t.port(), "foo.localhost", "/hello", {"If-None-Match: " + etag});
   EXPECT_EQ(cached.status, 304);
   EXPECT_TRUE(cached.body.empty());
+
+  // ...and without one, nginx types the file from its name.
+  auto untyped = get(t.port(), "foo.localhost", "/untyped");
+  EXPECT_EQ(untyped.status, 200);
+  EXPECT_EQ(untyped.headers["content-type"], "text/plain");
 
   // The internal locations are not reachable from outside.
   auto direct = roundTrip(t.port(),
@@ -682,6 +694,70 @@ TEST(Edge, AccelRedirectProxiesToAnAppWithMethodAndBody) {
   accel = "/_berth_proxy/" + std::to_string(sneaky.port());
   auto refused = get(t.port(), "foo-abcd.localhost", "/steal");
   EXPECT_EQ(refused.body, "plain");
+}
+
+TEST(Edge, WebSocketUpgradeReachesTheApp) {
+  // A one-connection app that switches protocols and then echoes bytes.
+  int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(listener, 4), 0);
+  socklen_t len = sizeof addr;
+  ::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len);
+  uint16_t app_port = ntohs(addr.sin_port);
+  std::string upgrade_seen;
+  std::thread app([&] {
+    int fd = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd < 0) return;
+    timeval timeout{30, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    std::string head;
+    char buffer[4096];
+    ssize_t got;
+    while (head.find("\r\n\r\n") == std::string::npos &&
+           (got = ::recv(fd, buffer, sizeof buffer, 0)) > 0) {
+      head.append(buffer, static_cast<size_t>(got));
+    }
+    upgrade_seen = parseHeaderLines(head)["upgrade"];
+    sendAll(fd,
+            "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
+            "Connection: Upgrade\r\n\r\n");
+    while ((got = ::recv(fd, buffer, sizeof buffer, 0)) > 0) {
+      sendAll(fd, std::string_view(buffer, static_cast<size_t>(got)));
+    }
+    ::close(fd);
+  });
+
+  EdgeUnderTest t([app_port](const SeenRequest&) {
+    return Reply{
+        200, {{"X-Accel-Redirect", "/_berth_proxy/" + std::to_string(app_port) + "/ws"}}, ""};
+  });
+  int fd = connectLoopback(t.port());
+  ASSERT_GE(fd, 0);
+  sendAll(fd,
+          "GET /ws HTTP/1.1\r\nHost: chat.localhost\r\nUpgrade: websocket\r\n"
+          "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+          "Sec-WebSocket-Version: 13\r\n\r\n");
+  std::string received;
+  char buffer[4096];
+  ssize_t got;
+  while (received.find("\r\n\r\n") == std::string::npos &&
+         (got = ::recv(fd, buffer, sizeof buffer, 0)) > 0) {
+    received.append(buffer, static_cast<size_t>(got));
+  }
+  EXPECT_EQ(received.substr(0, 12), "HTTP/1.1 101");
+  received.erase(0, received.find("\r\n\r\n") + 4);
+  sendAll(fd, "ping over the tunnel");
+  while (received.size() < 20 && (got = ::recv(fd, buffer, sizeof buffer, 0)) > 0) {
+    received.append(buffer, static_cast<size_t>(got));
+  }
+  EXPECT_EQ(received, "ping over the tunnel");
+  ::close(fd);
+  app.join();
+  ::close(listener);
+  EXPECT_EQ(upgrade_seen, "websocket");
 }
 
 TEST(Edge, AppDownIsJson502) {
@@ -808,6 +884,37 @@ TEST(Edge, StopLeavesNoNginxProcess) {
   EXPECT_TRUE(processesInGroup(master).empty());
   EXPECT_LT(connectLoopback(t.port()), 0);
   t.edge->stop();  // twice is fine
+}
+
+TEST(Edge, StartReplacesAnNginxLeftByACrashedBerthd) {
+  TempDir dir;
+  TestBackend backend;
+  EdgeLayout layout;
+  layout.listen = {"127.0.0.1", freeLoopbackPort()};
+  layout.apps_domain = "localhost";
+  layout.backend_port = backend.port();
+  layout.data_dir = dir.path();
+  layout.runtime_dir = dir.path() + "/edge";
+  layout.access_log_socket = dir.path() + "/access.sock";
+  {
+    Edge first(kNginx, layout);
+    first.start();
+  }
+  // What a berthd killed with SIGKILL leaves behind: a master on our config and our port.
+  SpawnOptions options;
+  options.output_file = layout.runtime_dir + "/orphan.log";
+  Child orphan = spawn(
+      {kNginx, "-p", layout.runtime_dir + "/", "-c", layout.runtime_dir + "/nginx.conf"}, options);
+  ASSERT_TRUE(eventually([&] {
+    std::ifstream pid_file(layout.runtime_dir + "/nginx.pid");
+    pid_t pid = 0;
+    return pid_file >> pid && pid == orphan.pid();
+  }));
+  Edge second(kNginx, layout);
+  second.start();
+  EXPECT_NE(second.pid(), orphan.pid());
+  EXPECT_TRUE(orphan.wait(10s).has_value());
+  EXPECT_EQ(get(layout.listen.port, "api.localhost", "/").status, 200);
 }
 
 TEST(Edge, StartReportsATakenPort) {

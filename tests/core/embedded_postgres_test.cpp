@@ -126,7 +126,7 @@ TEST(EmbeddedPostgres, RefusesADataDirItsUserCannotReach) {
 }
 
 TEST(PgCluster, RestartsOverAStalePidFileAfterBeingKilled) {
-  test::PgCluster cluster;
+  berth::testing::PgCluster cluster;
   {
     Pool pool(cluster.url("berth"), 1, kPatient);
     pool.exec("CREATE TABLE t (v int)");
@@ -145,7 +145,7 @@ TEST(PgCluster, RestartsOverAStalePidFileAfterBeingKilled) {
 TEST(PgCluster, RemovesItsDirectory) {
   std::string dir;
   {
-    test::PgCluster cluster;
+    berth::testing::PgCluster cluster;
     dir = cluster.dir();
     EXPECT_TRUE(fs::exists(dir));
     Pool pool(cluster.createDatabase("scratch"), 1, kPatient);

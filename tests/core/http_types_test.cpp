@@ -37,6 +37,8 @@ TEST(HttpResponse, FileAnswersAreConfinedToDataDir) {
   auto r = HttpResponse::file("/srv/data/blobs/ab/cd", "/srv/data", "image/png");
   ASSERT_EQ(r.headers.size(), 1u);
   EXPECT_EQ(r.headers[0].second, "/_berth_file/blobs/ab/cd");
+  auto spaced = HttpResponse::file("/srv/data/a b/%x?.png", "/srv/data", "");
+  EXPECT_EQ(spaced.headers[0].second, "/_berth_file/a%20b/%25x%3F.png");
   EXPECT_EQ(HttpResponse::file("/etc/passwd", "/srv/data", "text/plain").status, 500);
   EXPECT_EQ(HttpResponse::file("/srv/data/../etc/passwd", "/srv/data", "text/plain").status, 500);
   EXPECT_EQ(HttpResponse::file("/srv/database/x", "/srv/data", "text/plain").status, 500);

@@ -50,8 +50,7 @@ TEST(JobRunner, AJobNeverOverlapsItself) {
 TEST(JobRunner, StopAsksRunningJobsToStopAndJoins) {
   JobRunner runner(1);
   std::atomic<bool> started{false}, saw_stop{false};
-  JobDecl loop{"t.loop", std::chrono::milliseconds(1), true,
-               [&](const std::atomic<bool>& stop) {
+  JobDecl loop{"t.loop", std::chrono::milliseconds(1), true, [&](const std::atomic<bool>& stop) {
                  started = true;
                  while (!stop) std::this_thread::sleep_for(std::chrono::milliseconds(1));
                  saw_stop = true;

@@ -39,7 +39,7 @@ bool exists(Pool& pool, const std::string& relation) {
 class Migrator : public ::testing::Test {
  protected:
   void SetUp() override {
-    url_ = test::sharedCluster().createDatabase("migrate");
+    url_ = berth::testing::sharedCluster().createDatabase("migrate");
     pool_ = std::make_unique<Pool>(url_, 2, kPatient);
     pool_->exec("CREATE TABLE public.journal (id serial PRIMARY KEY, entry text NOT NULL)");
   }

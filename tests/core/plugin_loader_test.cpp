@@ -5,6 +5,11 @@
 
 #include <dlfcn.h>
 
+#include <libpq-fe.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
 #include <future>
 
 #include <nlohmann/json.hpp>
@@ -40,6 +45,58 @@ TEST(PluginLoader, MissingLibraryNamesThePath) {
             "plugin nosuch: no library at " + kFixtures + "/libberth_nosuch.so");
 }
 
+// A scratch plugin folder holding one file under a plugin's name.
+class ScratchPluginDir {
+ public:
+  ScratchPluginDir() {
+    char pattern[] = "/tmp/berth-plugins-XXXXXX";
+    dir_ = mkdtemp(pattern);
+  }
+  ~ScratchPluginDir() { std::filesystem::remove_all(dir_); }
+  const std::string& dir() const { return dir_; }
+  void put(const std::string& id, const std::string& source_file) const {
+    std::filesystem::copy_file(source_file, dir_ + "/libberth_" + id + ".so");
+  }
+  void write(const std::string& id, const std::string& content) const {
+    std::ofstream(dir_ + "/libberth_" + id + ".so") << content;
+  }
+
+ private:
+  std::string dir_;
+};
+
+TEST(PluginLoader, LibraryWithoutTheMagicIsNotAPlugin) {
+  // libpq is a real shared library that certainly is not a Berth plugin.
+  Dl_info found{};
+  ASSERT_NE(dladdr(reinterpret_cast<void*>(&PQlibVersion), &found), 0);
+  ScratchPluginDir scratch;
+  scratch.put("libpq", found.dli_fname);
+  Router router;
+  PluginManager manager(CoreParts{});
+  try {
+    manager.loadAll(scratch.dir(), {"libpq"}, router);
+    FAIL() << "libpq loaded as a plugin";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), "plugin libpq: " + scratch.dir() +
+                                         "/libberth_libpq.so is not a Berth plugin (no "
+                                         "berth_plugin_info_v1)");
+  }
+}
+
+TEST(PluginLoader, FileThatIsNoLibrarySaysWhyItCannotLoad) {
+  ScratchPluginDir scratch;
+  scratch.write("text", "not an ELF file\n");
+  Router router;
+  PluginManager manager(CoreParts{});
+  try {
+    manager.loadAll(scratch.dir(), {"text"}, router);
+    FAIL() << "a text file loaded";
+  } catch (const std::runtime_error& e) {
+    EXPECT_THAT(e.what(), StartsWith("plugin text: cannot load " + scratch.dir()));
+    EXPECT_THAT(e.what(), HasSubstr("libberth_text.so: "));  // dlerror's own words follow
+  }
+}
+
 TEST(PluginLoader, WrongAbiSaysExpectedAndFound) {
   const std::string ours = std::to_string(BERTH_ABI_MAJOR) + "." + std::to_string(BERTH_ABI_MINOR);
   EXPECT_THAT(loadFailure({"wrongabi"}),
@@ -48,7 +105,7 @@ TEST(PluginLoader, WrongAbiSaysExpectedAndFound) {
 }
 
 TEST(PluginLoader, LibraryWithAnotherIdIsRefused) {
-  EXPECT_THAT(loadFailure({"badid"}), StartsWith("plugin badid: the library says its id is "));
+  EXPECT_EQ(loadFailure({"badid"}), "plugin badid: the library says its id is notbadid");
 }
 
 TEST(PluginLoader, DependencyThatIsNotEnabledIsRefused) {
@@ -81,7 +138,7 @@ TEST(PluginLoader, StartFailureNamesThePluginAndWhy) {
     const std::string message = e.what();
     const std::string prefix = "plugin throwsonstart failed to start: ";
     EXPECT_THAT(message, StartsWith(prefix));
-    EXPECT_GT(message.size(), prefix.size()) << "no reason given";
+    EXPECT_THAT(message, HasSubstr("cannot start: testing"));  // what the plugin threw
   }
   manager.stopAll();
 }

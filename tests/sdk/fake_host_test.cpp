@@ -2,8 +2,8 @@
 // The SDK's C++ layer, driven through the fake host: the hello example end to end, then the
 // SDK's own rules (error mapping, async and unanswered requests, services, hooks, the
 // database wrapper) through a probe plugin written for the purpose.
-#include <berth/testing/fake_host.hpp>
 #include <gtest/gtest.h>
+#include <berth/testing/fake_host.hpp>
 
 #include <stdexcept>
 #include <string>
@@ -186,6 +186,11 @@ TEST_F(HelloTest, TheTickJobLogs) {
 
 // ---- the SDK's rules, through a probe plugin ---------------------------------------------------
 
+// Handlers may take their arguments by reference too.
+void answerWithPath(const berth::Request& req, berth::Responder& resp) {
+  resp.json(200, {{"path", req.path()}});
+}
+
 class ProbePlugin final : public berth::Plugin {
  public:
   void registerAll(berth::Registrar& r) override {
@@ -194,6 +199,7 @@ class ProbePlugin final : public berth::Plugin {
     r.configStringList("regions", {"us-central"}, "regions");
     r.configIntMap("plans", {{"free", 3}, {"pro", std::nullopt}}, "project limits");
 
+    r.get("/by-reference", answerWithPath);
     r.get("/silent", [](berth::Request, berth::Responder) {});
     r.get("/boom", [](berth::Request, berth::Responder) { throw std::runtime_error("kaboom"); });
     r.get("/refuse", [](berth::Request, berth::Responder) {
@@ -224,15 +230,14 @@ class ProbePlugin final : public berth::Plugin {
                       {"raw", req.query()},
                       {"header", req.header("x-probe").value_or("-")}});
     });
-    r.get(
-        "/whoami",
-        [](berth::Request req, berth::Responder resp) {
-          berth::Caller caller = req.caller();
-          resp.json(200, {{"signedIn", caller.authenticated()},
-                          {"account", caller.accountId},
-                          {"email", caller.email}});
-        },
-        {.publicRoute = true});
+    r.get("/whoami",
+          [](berth::Request req, berth::Responder resp) {
+            berth::Caller caller = req.caller();
+            resp.json(200, {{"signedIn", caller.authenticated()},
+                            {"account", caller.accountId},
+                            {"email", caller.email}});
+          },
+          {.publicRoute = true});
     r.get("/bytes", [](berth::Request, berth::Responder resp) {
       resp.bytes(200, "text/plain", "plain text", {{"X-Probe", "1"}});
     });
@@ -250,9 +255,11 @@ class ProbePlugin final : public berth::Plugin {
       services().fire("project.deleting", req.json());
       resp.noContent();
     });
-    r.post("/raw", [](berth::Request req, berth::Responder resp) {
-      resp.json(200, {{"bytes", req.body().size()}, {"file", req.bodyFile().value_or("")}});
-    }, {.rawBody = true, .maxBodyBytes = 8});
+    r.post("/raw",
+           [](berth::Request req, berth::Responder resp) {
+             resp.json(200, {{"bytes", req.body().size()}, {"file", req.bodyFile().value_or("")}});
+           },
+           {.rawBody = true, .maxBodyBytes = 8});
 
     r.service("probe.v1", berth::ServiceMethods{
                               {"double",
@@ -308,6 +315,10 @@ TEST_F(ProbeTest, ConfigKeysCarryTheirTypesDefaultsAndRanges) {
   EXPECT_EQ(host.customHosts(), std::vector<std::string>{"www.example.com"});
 }
 
+TEST_F(ProbeTest, AHandlerMayTakeItsArgumentsByReference) {
+  EXPECT_EQ(host.call("GET", "/by-reference").json(), (json{{"path", "/by-reference"}}));
+}
+
 TEST_F(ProbeTest, AHandlerThatNeverAnswersGets500AndALogLine) {
   FakeResponse answer = host.call("GET", "/silent");
   EXPECT_EQ(answer.status, 500);
@@ -345,8 +356,8 @@ TEST_F(ProbeTest, PathParametersIncludingTheRest) {
 
 TEST_F(ProbeTest, QueryParametersInOrderAndHeaders) {
   FakeResponse answer = host.call("GET", "/query?a=1&b=x%20y&a=2", "", {{"X-Probe", "hi"}});
-  EXPECT_EQ(answer.json()["pairs"],
-            json::array({json::array({"a", "1"}), json::array({"b", "x y"}), json::array({"a", "2"})}));
+  EXPECT_EQ(answer.json()["pairs"], json::array({json::array({"a", "1"}), json::array({"b", "x y"}),
+                                                 json::array({"a", "2"})}));
   EXPECT_EQ(answer.json()["a"], "1");
   EXPECT_EQ(answer.json()["none"], false);
   EXPECT_EQ(answer.json()["raw"], "a=1&b=x%20y&a=2");
@@ -438,9 +449,8 @@ TEST_F(ProbeTest, HooksMayRefuseAndTheRefusalReachesTheFiringPlugin) {
   ASSERT_EQ(host.firedEvents().size(), 2u);
   EXPECT_EQ(host.firedEvents()[1].second, (json{{"name", "keep"}}));
 
-  host.fakeHook("project.deleting", [](const json&) {
-    throw berth::Error::forbidden("another plugin says no");
-  });
+  host.fakeHook("project.deleting",
+                [](const json&) { throw berth::Error::forbidden("another plugin says no"); });
   EXPECT_EQ(host.call("POST", "/fire", R"({"name":"blog"})").status, 403);
 }
 
@@ -498,14 +508,14 @@ TEST(DbTest, ParametersTravelAsTextAndNullStaysNull) {
   host.onDb([](const FakeDbCall&) { return FakeDbAnswer::ok(1); });
   std::optional<std::string> none;
   host.services().db().exec("insert", "text", std::string("s"), std::string_view("v"), 42,
-                            int64_t{-7}, true, false, 2.5, nullptr, none,
-                            std::optional<int>(5), json{{"a", 1}});
+                            int64_t{-7}, true, false, 2.5, nullptr, none, std::optional<int>(5),
+                            json{{"a", 1}});
   std::vector<FakeDbCall> calls = host.dbCalls();
   ASSERT_EQ(calls.size(), 1u);
   EXPECT_FALSE(calls[0].inSession);
   std::vector<std::optional<std::string>> expected{
-      "text", "s", "v", "42", "-7", "true", "false", "2.5", std::nullopt, std::nullopt, "5",
-      R"({"a":1})"};
+      "text",  "s",   "v",          "42",         "-7", "true",
+      "false", "2.5", std::nullopt, std::nullopt, "5",  R"({"a":1})"};
   EXPECT_EQ(calls[0].params, expected);
 }
 

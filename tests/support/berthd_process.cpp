@@ -1,5 +1,6 @@
 #include "support/berthd_process.hpp"
 
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -47,6 +48,19 @@ std::string createDatabase() {
   return cluster.url(name);
 }
 
+// One folder holding the build's plugins and the test plugins (examples and fixtures).
+std::string combinedPluginDir(const std::string& root) {
+  std::string dir = root + "/plugins";
+  std::filesystem::create_directories(dir);
+  for (const char* from : {BERTH_TEST_PLUGIN_DIR, BERTH_TEST_FIXTURE_PLUGIN_DIR}) {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(from, ec))
+      if (entry.path().extension() == ".so")
+        std::filesystem::create_symlink(entry.path(), dir + "/" + entry.path().filename().string());
+  }
+  return dir;
+}
+
 }  // namespace
 
 BerthdProcess::BerthdProcess(BerthdOptions options) : options_(std::move(options)) {
@@ -60,11 +74,14 @@ BerthdProcess::BerthdProcess(BerthdOptions options) : options_(std::move(options
   yaml << "server:\n  listen: \"127.0.0.1:" << port_ << "\"\n  drain_seconds: 10\n";
   yaml << "data_dir: \"" << data_dir_ << "\"\n";
   yaml << "database:\n  pool_size: 4\n";
-  if (!options_.embedded_database) yaml << "  url: \"" << createDatabase() << "\"\n";
+  if (!options_.embedded_database) {
+    database_url_ = createDatabase();
+    yaml << "  url: \"" << database_url_ << "\"\n";
+  }
   yaml << "log:\n  level: debug\n";
   yaml << "edge:\n  worker_processes: 1\n  backend_threads: 4\n";
   yaml << "plugins:\n  dir: \""
-       << (options_.plugin_dir.empty() ? BERTH_TEST_PLUGIN_DIR : options_.plugin_dir) << "\"\n";
+       << (options_.plugin_dir.empty() ? combinedPluginDir(root_) : options_.plugin_dir) << "\"\n";
   yaml << "  enabled: [";
   for (size_t i = 0; i < options_.plugins.size(); ++i)
     yaml << (i ? ", " : "") << options_.plugins[i];

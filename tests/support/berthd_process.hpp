@@ -12,7 +12,7 @@ namespace berth::testing {
 
 struct BerthdOptions {
   std::vector<std::string> plugins = {"projects"};
-  std::string plugin_dir;   // empty: the build's plugin folder
+  std::string plugin_dir;   // empty: the build's plugins and the test plugins, side by side
   std::string extra_yaml;   // appended to the generated berth.yaml (plugin sections ...)
   std::vector<std::string> set;  // --set key=value
   bool embedded_database = false;  // leave database.url empty: berthd starts its own cluster
@@ -37,6 +37,8 @@ class BerthdProcess {
   pid_t pid() const { return child_.pid(); }
   const std::string& dataDir() const { return data_dir_; }
   const std::string& configFile() const { return config_file_; }
+  // The control-plane database berthd uses (empty with the embedded database).
+  const std::string& databaseUrl() const { return database_url_; }
   std::string output() const;  // what berthd printed (stdout + stderr + log)
 
   // Runs `berthd --config <ours> <args...>`.
@@ -47,7 +49,7 @@ class BerthdProcess {
 
  private:
   BerthdOptions options_;
-  std::string root_, data_dir_, config_file_, output_file_;
+  std::string root_, data_dir_, config_file_, output_file_, database_url_;
   uint16_t port_ = 0;
   core::Child child_;
   bool own_root_ = true;

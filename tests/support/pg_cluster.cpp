@@ -22,7 +22,7 @@
 
 #include "db/pool.hpp"
 
-namespace berth::test {
+namespace berth::testing {
 namespace fs = std::filesystem;
 namespace {
 
@@ -210,4 +210,4 @@ PgCluster& sharedCluster() {
   return *cluster;
 }
 
-}  // namespace berth::test
+}  // namespace berth::testing

@@ -5,8 +5,9 @@
 #include <string>
 
 #include "db/embedded_postgres.hpp"
+#include "db/pool.hpp"
 
-namespace berth::test {
+namespace berth::testing {
 
 class PgCluster {
  public:
@@ -38,7 +39,14 @@ class PgCluster {
 };
 
 // One cluster per test process, made on first use and stopped when the process exits (also when
-// tests failed). Tests that stop or kill the server must make their own PgCluster instead.
+// tests failed). Stopping or killing it affects every later test of the program: a test that
+// does so wants a PgCluster of its own, or a program of its own.
 PgCluster& sharedCluster();
 
+}  // namespace berth::testing
+
+// The same, under the shorter name some tests use.
+namespace berth::test {
+using testing::PgCluster;
+using testing::sharedCluster;
 }  // namespace berth::test

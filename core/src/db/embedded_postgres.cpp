@@ -374,8 +374,10 @@ std::string EmbeddedPostgres::start() {
       throw std::runtime_error("the embedded PostgreSQL in " + data.string() + " did not start: " +
                                started.output + "\n" + log.string() + ":\n" + logTail(log));
     }
+    // Only the process that started the cluster stops it: an admin command run beside a
+    // serving berthd joins the cluster and must leave it running.
+    started_here_ = true;
   }
-  running_ = true;
 
   // The socket needs no free TCP port and no password, and is there as soon as pg_ctl returns.
   Pool admin("host=" + conninfoQuoted(dir_) + " port=" + std::to_string(port_) +
@@ -394,7 +396,7 @@ std::string EmbeddedPostgres::start() {
 }
 
 void EmbeddedPostgres::stop() {
-  if (!running_) return;
+  if (!started_here_) return;
   const fs::path data = fs::path(dir_) / "data";
   const fs::path bin = findPgBinDir(settings_.pg_bin_dir);
   SpawnOptions as_cluster_user;
@@ -415,7 +417,7 @@ void EmbeddedPostgres::stop() {
                                stopped.output);
     }
   }
-  running_ = false;
+  started_here_ = false;
 }
 
 }  // namespace berth::core

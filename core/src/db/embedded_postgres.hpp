@@ -18,7 +18,7 @@ class EmbeddedPostgres {
   // The chosen port is kept in dir so a second start reuses it. Returns a libpq URL for a
   // superuser of the cluster, database "berth" (created when missing).
   std::string start();
-  void stop();  // pg_ctl stop -m fast
+  void stop();  // pg_ctl stop -m fast, only if this process started it
   const std::string& url() const { return url_; }
   int port() const { return port_; }
 
@@ -27,7 +27,7 @@ class EmbeddedPostgres {
   DatabaseSettings settings_;
   std::string url_;
   int port_ = 0;
-  bool running_ = false;
+  bool started_here_ = false;  // this process started the cluster, so it stops it
 };
 
 // The directory of initdb/pg_ctl/postgres: settings value, else `pg_config --bindir`, else the

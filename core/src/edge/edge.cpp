@@ -95,23 +95,6 @@ void killGroup(pid_t leader) {
   if (leader > 0) ::kill(-leader, SIGKILL);
 }
 
-}  // namespace
-
-Edge::Edge(std::string nginx_binary, EdgeLayout layout)
-    : binary_(std::move(nginx_binary)),
-      layout_(std::move(layout)),
-      config_path_(layout_.runtime_dir + "/nginx.conf") {}
-
-Edge::~Edge() {
-  try {
-    stop();
-  } catch (...) {
-    // Destructors must not throw; stop() only fails when logging does.
-  }
-}
-
-namespace {
-
 void prepareDirectories(const EdgeLayout& layout) {
   fs::create_directories(layout.runtime_dir);
   // Workers may run as another user and must reach the temp dirs below.
@@ -160,6 +143,19 @@ void killLeftoverMaster(const std::string& runtime_dir, const std::string& confi
 }
 
 }  // namespace
+
+Edge::Edge(std::string nginx_binary, EdgeLayout layout)
+    : binary_(std::move(nginx_binary)),
+      layout_(std::move(layout)),
+      config_path_(layout_.runtime_dir + "/nginx.conf") {}
+
+Edge::~Edge() {
+  try {
+    stop();
+  } catch (...) {
+    // Destructors must not throw; stop() only fails when logging does.
+  }
+}
 
 void Edge::writeConfig() {
   writeFileAtomically(config_path_, renderNginxConfig(layout_));

@@ -171,6 +171,8 @@ class ConfigWriter {
     line(depth, "proxy_set_header Host $http_host;");
     line(depth, "proxy_set_header X-Real-IP $remote_addr;");
     line(depth, "proxy_set_header X-Berth-Request-Id $request_id;");
+    // The URI exactly as sent: Pistache keeps query parameters in a hash map, losing order.
+    line(depth, "proxy_set_header X-Berth-Uri $request_uri;");
     line(depth, "proxy_set_header X-Berth-Edge " + edge + ";");
     if (spooled) {
       line(depth, "proxy_pass_request_body off;");

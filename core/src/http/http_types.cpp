@@ -1,5 +1,7 @@
 #include "http/http_types.hpp"
 
+#include <cctype>
+
 #include <nlohmann/json.hpp>
 
 namespace berth::core {
@@ -38,8 +40,10 @@ HttpResponse HttpResponse::file(const std::string& absolute_path, const std::str
     return error(500, "internal error");
   HttpResponse r;
   r.status = 200;
-  r.content_type = content_type;
-  r.headers.emplace_back("X-Accel-Redirect", "/_berth_file/" + absolute_path.substr(prefix.size()));
+  r.content_type = content_type;  // empty: the edge types the file from its name
+  // nginx percent-decodes the redirect target, so the path travels encoded.
+  r.headers.emplace_back("X-Accel-Redirect",
+                         "/_berth_file/" + percentEncodePath(absolute_path.substr(prefix.size())));
   return r;
 }
 
@@ -51,6 +55,22 @@ HttpResponse HttpResponse::proxy(int port, const std::string& raw_path_and_query
   if (target[0] != '/') target = "/" + target;
   r.headers.emplace_back("X-Accel-Redirect", "/_berth_proxy/" + std::to_string(port) + target);
   return r;
+}
+
+std::string percentEncodePath(std::string_view path) {
+  static const char hex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : path) {
+    bool plain = std::isalnum(c) || c == '/' || c == '-' || c == '_' || c == '.' || c == '~';
+    if (plain) {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(hex[c >> 4]);
+      out.push_back(hex[c & 15]);
+    }
+  }
+  return out;
 }
 
 namespace {

@@ -9,7 +9,7 @@
 namespace berth::core {
 namespace {
 
-void refuse(const std::string& why) {
+[[noreturn]] void refuse(const std::string& why) {
   throw std::invalid_argument(why);
 }
 

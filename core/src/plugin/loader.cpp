@@ -1,3 +1,4 @@
+// Boost.DLL stays in this file: open, check the magic, resolve the entry points.
 #include "plugin/loader.hpp"
 
 #include <dlfcn.h>
@@ -5,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <stdexcept>
+#include <type_traits>
 
 #include "log/logging.hpp"
 
@@ -78,14 +80,16 @@ PluginLibrary openPluginLibrary(const std::string& dir, const std::string& id) {
   std::error_code exists_error;
   if (!std::filesystem::is_regular_file(plugin.path, exists_error))
     fail(id, "no library at " + plugin.path);
-  try {
-    // rtld_now: a missing symbol fails here rather than on the first request.
-    plugin.library = boost::dll::shared_library(
-        plugin.path, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
-  } catch (const std::exception& e) {
-    fail(id, "cannot load " + plugin.path + ": " + e.what());
+  // rtld_now: a missing symbol fails here rather than on the first request.
+  std::error_code load_error;
+  plugin.library.load(
+      plugin.path, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local, load_error);
+  if (load_error) {
+    // dlerror says what went wrong (an undefined symbol, not an ELF file); the error code only
+    // says that something did.
+    const char* why = dlerror();
+    fail(id, "cannot load " + plugin.path + ": " + (why ? why : load_error.message()));
   }
-  pinForProcessLifetime(plugin.path);
 
   const auto info_fn =
       entryPoint<berth_plugin_info_fn>(plugin.library, id, plugin.path, kInfoSymbol);
@@ -98,6 +102,7 @@ PluginLibrary openPluginLibrary(const std::string& dir, const std::string& id) {
   plugin.stop_fn =
       entryPoint<berth_plugin_stop_fn>(plugin.library, id, plugin.path, "berth_plugin_stop_v1");
   plugin.depends_on = dependencies(*plugin.info);
+  pinForProcessLifetime(plugin.path);  // only accepted plugins: refused ones may go again
   return plugin;
 }
 

@@ -19,8 +19,8 @@
 
 namespace berth::core {
 
-// What the host table reaches in the core. Pointers may be null until set (pool and accounts
-// exist only once the database is up, which is after registration).
+// What the host table reaches in the core. Pointers may be null until set: pool and accounts
+// exist only once the database is up, which is after registration (see attachDatabase).
 struct CoreParts {
   const Settings* settings = nullptr;
   Pool* pool = nullptr;

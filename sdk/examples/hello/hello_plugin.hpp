@@ -30,24 +30,22 @@ class HelloPlugin final : public berth::Plugin {
     r.migrations(kBerthMigrations, kBerthMigrationCount);
 
     // A public route: no token needed.
-    r.get(
-        "/hello",
-        [this](berth::Request req, berth::Responder resp) {
-          resp.json(200, {{"greeting", greeting_}, {"request", req.id()}});
-        },
-        {.publicRoute = true});
+    r.get("/hello",
+          [this](berth::Request req, berth::Responder resp) {
+            resp.json(200, {{"greeting", greeting_}, {"request", req.id()}});
+          },
+          {.publicRoute = true});
 
     // The core checks the body before the handler runs: Content-Type (415), valid JSON (400),
     // `name` present and a string (422). What is left to check is the plugin's own rule, and
     // a berth::Error carries the refusal to the caller as {"error": ...}.
-    r.post(
-        "/hello/echo",
-        [](berth::Request req, berth::Responder resp) {
-          std::string name = req.json().at("name").get<std::string>();
-          if (name.empty()) throw berth::Error::badRequest("name is empty");
-          resp.json(200, {{"hello", name}});
-        },
-        {.fields = {{"name", berth::FieldType::String, true}}});
+    r.post("/hello/echo",
+           [](berth::Request req, berth::Responder resp) {
+             std::string name = req.json().at("name").get<std::string>();
+             if (name.empty()) throw berth::Error::badRequest("name is empty");
+             resp.json(200, {{"hello", name}});
+           },
+           {.fields = {{"name", berth::FieldType::String, true}}});
 
     // An async answer. The handler returns at once and a thread answers later; the Request
     // stays valid until the answer, so the two travel together in an Exchange. The thread
@@ -57,9 +55,8 @@ class HelloPlugin final : public berth::Plugin {
       auto exchange = berth::Exchange::make(std::move(req), std::move(resp));
       std::thread([exchange, greeting = greeting_] {
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        exchange->responder.json(200, {{"greeting", greeting},
-                                       {"request", exchange->request.id()},
-                                       {"later", true}});
+        exchange->responder.json(
+            200, {{"greeting", greeting}, {"request", exchange->request.id()}, {"later", true}});
       }).detach();
     });
 

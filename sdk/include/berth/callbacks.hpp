@@ -28,8 +28,11 @@
 
 namespace berth {
 
-/** A route handler. THREADING: called concurrently on core threads. */
-using Handler = std::function<void(Request request, Responder responder)>;
+/** A route handler: any callable taking (Request, Responder), by value (the usual form) or by
+ *  reference (`const Request&, Responder&`). Each call gets its own copies, so moving the
+ *  Responder away (into an Exchange) is fine either way.
+ *  THREADING: called concurrently on core threads. */
+using Handler = std::function<void(Request& request, Responder& responder)>;
 
 /** One run of a job. THREADING: on the core's job pool; never overlaps itself. */
 using JobFn = std::function<void(JobContext& job)>;
@@ -96,8 +99,8 @@ struct CallbackStore {
 };
 
 /** Answers without the SDK's own machinery, for when even that failed. */
-inline void answerRawNoThrow(const berth_host_api* api, berth_responder* responder,
-                             int32_t status, std::string_view message) noexcept {
+inline void answerRawNoThrow(const berth_host_api* api, berth_responder* responder, int32_t status,
+                             std::string_view message) noexcept {
   berth_response response{};
   response.struct_size = sizeof(berth_response);
   response.kind = BERTH_RESPONSE_ERROR;
@@ -126,7 +129,9 @@ inline void routeTrampoline(void* user, const berth_request* request,
     // Read before the handler runs: once anyone answered, the request is gone.
     std::string request_id = Request(request, host.api).id();
     try {
-      entry->handler(Request(request, host.api), *responder);
+      Request handed_request(request, host.api);
+      Responder handed_responder = *responder;  // the handler may move it; ours stays
+      entry->handler(handed_request, handed_responder);
     } catch (const DbError& error) {
       logNoThrow(host, BERTH_LOG_ERROR, request_id, entry->label + ": " + describe(error));
       responder->error(500, "internal error");
@@ -175,7 +180,8 @@ int32_t answerGuarded(const HostRef& host, berth_buffer* out, const char* what,
       fn();
       return BERTH_OK;
     } catch (const DbError& error) {
-      logNoThrow(host, BERTH_LOG_ERROR, {}, std::string(what) + " " + name + ": " + describe(error));
+      logNoThrow(host, BERTH_LOG_ERROR, {},
+                 std::string(what) + " " + name + ": " + describe(error));
       append(host.api, out, errorAnswer(500, "internal error"));
     } catch (const Error& error) {
       append(host.api, out, errorAnswer(error.status(), error.message(), error.extra()));

@@ -190,8 +190,8 @@ class DbResult {
       throw Error(500, "column " + std::to_string(column) + " is out of range");
   }
   [[noreturn]] void badValue(int column, std::string_view text, const char* type) const {
-    throw Error(500, "column \"" + std::string(columnName(column)) + "\": \"" +
-                         std::string(text) + "\" is not " + type);
+    throw Error(500, "column \"" + std::string(columnName(column)) + "\": \"" + std::string(text) +
+                         "\" is not " + type);
   }
 
   template <class T>
@@ -232,8 +232,8 @@ class DbResult {
 namespace detail {
 
 /** Runs one statement on a session (NULL: any pooled connection) and checks the outcome. */
-inline DbResult execChecked(const HostRef& host, berth_db_session* session,
-                            std::string_view sql, const DbParams& params) {
+inline DbResult execChecked(const HostRef& host, berth_db_session* session, std::string_view sql,
+                            const DbParams& params) {
   std::vector<berth_str> raw;
   raw.reserve(params.size());
   for (const auto& param : params) raw.push_back(param ? toStr(*param) : absentStr());
@@ -287,9 +287,7 @@ class Transaction {
     close();
   }
   Transaction(Transaction&& other) noexcept
-      : host_(other.host_),
-        session_(std::exchange(other.session_, nullptr)),
-        done_(other.done_) {}
+      : host_(other.host_), session_(std::exchange(other.session_, nullptr)), done_(other.done_) {}
   Transaction& operator=(Transaction&&) = delete;
   Transaction(const Transaction&) = delete;
   Transaction& operator=(const Transaction&) = delete;

@@ -42,9 +42,13 @@ inline berth_str toStr(std::string_view s) noexcept {
   return berth_str{s.data() != nullptr ? s.data() : "", s.size()};
 }
 
-inline berth_str absentStr() noexcept { return berth_str{nullptr, 0}; }
+inline berth_str absentStr() noexcept {
+  return berth_str{nullptr, 0};
+}
 
-inline bool isPresent(berth_str s) noexcept { return s.ptr != nullptr; }
+inline bool isPresent(berth_str s) noexcept {
+  return s.ptr != nullptr;
+}
 
 /** An absent view reads as empty. */
 inline std::string_view toView(berth_str s) noexcept {
@@ -83,8 +87,8 @@ inline void append(const berth_host_api* api, berth_buffer* out, std::string_vie
 inline void logNoThrow(const HostRef& host, berth_log_level level, std::string_view request_id,
                        std::string_view message) noexcept {
   if (host.api == nullptr || host.api->log == nullptr) return;
-  host.api->log(host.host, level, request_id.empty() ? absentStr() : toStr(request_id),
-                absentStr(), toStr(message));
+  host.api->log(host.host, level, request_id.empty() ? absentStr() : toStr(request_id), absentStr(),
+                toStr(message));
 }
 
 }  // namespace detail

@@ -277,11 +277,13 @@ class Responder {
     response.struct_size = sizeof(berth_response);
     response.kind = kind;
     response.status = status;
-    response.content_type = content_type.empty() ? detail::absentStr() : detail::toStr(content_type);
+    response.content_type =
+        content_type.empty() ? detail::absentStr() : detail::toStr(content_type);
     response.body = detail::toStr(body);
     response.headers = raw_headers.empty() ? nullptr : raw_headers.data();
     response.header_count = raw_headers.size();
-    response.error_extra_json = extra_json.empty() ? detail::absentStr() : detail::toStr(extra_json);
+    response.error_extra_json =
+        extra_json.empty() ? detail::absentStr() : detail::toStr(extra_json);
     state_->send(response);
   }
 
@@ -301,7 +303,8 @@ struct ResponderAccess {
  *
  *      r.get("/slow", [](berth::Request req, berth::Responder resp) {
  *        auto exchange = berth::Exchange::make(std::move(req), std::move(resp));
- *        pool.post([exchange] { exchange->responder.json(200, {{"id", exchange->request.id()}}); });
+ *        pool.post([exchange] { exchange->responder.json(200, {{"id", exchange->request.id()}});
+ * });
  *      });
  *
  *  LIFETIME: `request` is usable only until `responder` has answered. */

@@ -109,7 +109,9 @@ inline void reportNoThrow(const HostRef& host, std::string_view message) noexcep
     host.api->report_error(host.host, toStr(message));
 }
 
-inline void destroyPlugin(void* instance) noexcept { delete static_cast<Plugin*>(instance); }
+inline void destroyPlugin(void* instance) noexcept {
+  delete static_cast<Plugin*>(instance);
+}
 
 /** berth_plugin_register_v1: constructs the plugin, hands it to the core, lets it register. */
 template <class PluginClass>
@@ -219,28 +221,32 @@ constexpr bool isValidPluginId(const char* id) {
  *  The info block carries BERTH_ABI_MAJOR/MINOR of the headers the plugin was compiled with;
  *  the core refuses a plugin whose major differs or whose minor is newer than its own.
  */
-#define BERTH_PLUGIN(PluginClass, plugin_id, plugin_version, plugin_description, ...)          \
-  static_assert(std::is_base_of_v<::berth::Plugin, PluginClass>,                               \
-                #PluginClass " must derive from berth::Plugin");                               \
-  static_assert(::berth::detail::isValidPluginId(plugin_id),                                   \
-                "BERTH_PLUGIN: a plugin id matches [a-z][a-z0-9_]*");                          \
-  extern "C" BERTH_EXPORT const berth_plugin_info* berth_plugin_info_v1(void) {                \
-    static constexpr auto kDependencies = ::berth::detail::dependencyList(__VA_ARGS__);        \
-    static constexpr berth_plugin_info kInfo = {                                               \
-        sizeof(berth_plugin_info),                 BERTH_ABI_MAJOR,    BERTH_ABI_MINOR,        \
-        ::berth::detail::pluginKind(__VA_ARGS__), plugin_id,          plugin_version,          \
-        plugin_description,                        kDependencies.data()};                      \
-    return &kInfo;                                                                             \
-  }                                                                                            \
-  extern "C" BERTH_EXPORT int32_t berth_plugin_register_v1(berth_host* host,                   \
-                                                           const berth_host_api* api) {        \
-    return ::berth::detail::registerPlugin<PluginClass>(host, api);                            \
-  }                                                                                            \
-  extern "C" BERTH_EXPORT int32_t berth_plugin_start_v1(berth_host* host, void* instance) {    \
-    return ::berth::detail::startPlugin(host, instance);                                       \
-  }                                                                                            \
-  extern "C" BERTH_EXPORT void berth_plugin_stop_v1(berth_host* host, void* instance) {        \
-    ::berth::detail::stopPlugin(host, instance);                                               \
+#define BERTH_PLUGIN(PluginClass, plugin_id, plugin_version, plugin_description, ...)       \
+  static_assert(std::is_base_of_v<::berth::Plugin, PluginClass>,                            \
+                #PluginClass " must derive from berth::Plugin");                            \
+  static_assert(::berth::detail::isValidPluginId(plugin_id),                                \
+                "BERTH_PLUGIN: a plugin id matches [a-z][a-z0-9_]*");                       \
+  extern "C" BERTH_EXPORT const berth_plugin_info* berth_plugin_info_v1(void) {             \
+    static constexpr auto kDependencies = ::berth::detail::dependencyList(__VA_ARGS__);     \
+    static constexpr berth_plugin_info kInfo = {sizeof(berth_plugin_info),                  \
+                                                BERTH_ABI_MAJOR,                            \
+                                                BERTH_ABI_MINOR,                            \
+                                                ::berth::detail::pluginKind(__VA_ARGS__),   \
+                                                plugin_id,                                  \
+                                                plugin_version,                             \
+                                                plugin_description,                         \
+                                                kDependencies.data()};                      \
+    return &kInfo;                                                                          \
+  }                                                                                         \
+  extern "C" BERTH_EXPORT int32_t berth_plugin_register_v1(berth_host* host,                \
+                                                           const berth_host_api* api) {     \
+    return ::berth::detail::registerPlugin<PluginClass>(host, api);                         \
+  }                                                                                         \
+  extern "C" BERTH_EXPORT int32_t berth_plugin_start_v1(berth_host* host, void* instance) { \
+    return ::berth::detail::startPlugin(host, instance);                                    \
+  }                                                                                         \
+  extern "C" BERTH_EXPORT void berth_plugin_stop_v1(berth_host* host, void* instance) {     \
+    ::berth::detail::stopPlugin(host, instance);                                            \
   }
 
 #endif  // BERTH_PLUGIN_HPP

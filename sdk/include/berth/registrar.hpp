@@ -85,8 +85,7 @@ class Registrar {
   }
   void configString(std::string_view name, std::string_view default_value,
                     std::string_view description) {
-    declareConfig(name, BERTH_CONFIG_STRING, std::string(default_value), description,
-                  std::nullopt);
+    declareConfig(name, BERTH_CONFIG_STRING, std::string(default_value), description, std::nullopt);
   }
   void configStringList(std::string_view name, const std::vector<std::string>& default_value,
                         std::string_view description) {
@@ -173,8 +172,7 @@ class Registrar {
 
   /** A job run every `period` (std::chrono::seconds(30) converts); the first run comes right
    *  after start() when runOnStart is set, else one period later. See berth/jobs.hpp. */
-  void job(std::string name, std::chrono::milliseconds period, JobFn fn,
-           bool runOnStart = false) {
+  void job(std::string name, std::chrono::milliseconds period, JobFn fn, bool runOnStart = false) {
     detail::JobEntry& entry = store_.jobs.emplace_back();
     entry.host = host_;
     entry.name = std::move(name);
@@ -218,8 +216,7 @@ class Registrar {
                                  std::string_view method, const nlohmann::json& request) {
       auto it = methods.find(method);
       if (it == methods.end())
-        throw Error::notFound("service " + service_name + " has no method " +
-                              std::string(method));
+        throw Error::notFound("service " + service_name + " has no method " + std::string(method));
       return it->second(request);
     });
   }

@@ -39,7 +39,7 @@ class Services {
   /** A core setting by dotted name: "server.apps_domain", "data_dir", "database.url",
    *  "server.listen". std::nullopt when the core has no such setting. */
   std::optional<std::string> coreSetting(std::string_view key) const {
-    return detail::toOptional(host_.api->core_setting(host_.host, detail::toStr(key)));
+    return detail::toOptional(api()->core_setting(host_.host, detail::toStr(key)));
   }
 
   /** Log lines named plugin.<id>. */
@@ -54,11 +54,10 @@ class Services {
    *  @throw Error with the status and message the service answered with. */
   std::optional<nlohmann::json> tryCall(std::string_view service, std::string_view method,
                                         const nlohmann::json& request) const {
-    detail::Buffer out(host_.api);
+    detail::Buffer out(api());
     std::string request_json = detail::dumpJson(request);
-    int32_t status = host_.api->call_service(host_.host, detail::toStr(service),
-                                             detail::toStr(method), detail::toStr(request_json),
-                                             out.get());
+    int32_t status = api()->call_service(host_.host, detail::toStr(service), detail::toStr(method),
+                                         detail::toStr(request_json), out.get());
     if (status == BERTH_ERR_NOT_FOUND) return std::nullopt;
     std::string what = "service " + std::string(service) + " (" + std::string(method) + ")";
     if (status != BERTH_OK) throw detail::errorFromAnswer(out.view(), what + " failed");
@@ -79,10 +78,10 @@ class Services {
   /** Fires an event to every plugin's hook on it, in load order ("project.deleting" ...).
    *  @throw Error with the status and message of the first hook that refused. */
   void fire(std::string_view event, const nlohmann::json& payload) const {
-    detail::Buffer out(host_.api);
+    detail::Buffer out(api());
     std::string payload_json = detail::dumpJson(payload);
-    int32_t status = host_.api->fire_hook(host_.host, detail::toStr(event),
-                                          detail::toStr(payload_json), out.get());
+    int32_t status =
+        api()->fire_hook(host_.host, detail::toStr(event), detail::toStr(payload_json), out.get());
     if (status == BERTH_OK || status == BERTH_ERR_NOT_FOUND) return;
     throw detail::errorFromAnswer(out.view(), "a hook on " + std::string(event) + " failed");
   }
@@ -90,8 +89,8 @@ class Services {
   /** An account or team by id or slug. @throw Error 503 when it could not be read. */
   std::optional<Account> account(std::string_view id_or_slug) const {
     AccountSink sink;
-    int32_t status = host_.api->account_get(host_.host, detail::toStr(id_or_slug),
-                                            &AccountSink::visit, &sink);
+    int32_t status =
+        api()->account_get(host_.host, detail::toStr(id_or_slug), &AccountSink::visit, &sink);
     if (status == BERTH_ERR_NOT_FOUND) return std::nullopt;
     sink.check(status);
     if (sink.accounts.empty()) return std::nullopt;
@@ -102,8 +101,8 @@ class Services {
    *  @throw Error 503 when they could not be read. */
   std::vector<Account> memberships(std::string_view user_account_id) const {
     AccountSink sink;
-    int32_t status = host_.api->account_memberships(host_.host, detail::toStr(user_account_id),
-                                                    &AccountSink::visit, &sink);
+    int32_t status = api()->account_memberships(host_.host, detail::toStr(user_account_id),
+                                                &AccountSink::visit, &sink);
     if (status == BERTH_ERR_NOT_FOUND) return {};
     sink.check(status);
     return std::move(sink.accounts);
@@ -112,7 +111,7 @@ class Services {
   /** How many projects a plan allows; std::nullopt when it sets no limit.
    *  @throw Error 422 for a plan the configuration does not know. */
   std::optional<int64_t> planProjectLimit(std::string_view plan) const {
-    int64_t limit = host_.api->plan_project_limit(host_.host, detail::toStr(plan));
+    int64_t limit = api()->plan_project_limit(host_.host, detail::toStr(plan));
     if (limit == -1) return std::nullopt;
     if (limit < 0) throw Error(422, "unknown plan \"" + std::string(plan) + "\"");
     return limit;
@@ -124,15 +123,15 @@ class Services {
     std::vector<berth_str> raw;
     raw.reserve(hosts.size());
     for (const auto& host : hosts) raw.push_back(detail::toStr(host));
-    if (host_.api->set_custom_hosts(host_.host, raw.empty() ? nullptr : raw.data(),
-                                    raw.size()) != BERTH_OK)
+    if (api()->set_custom_hosts(host_.host, raw.empty() ? nullptr : raw.data(), raw.size()) !=
+        BERTH_OK)
       throw Error(500, "the edge did not take the custom hosts");
   }
 
   /** Every installer that loaded plugins declared, installable or not. */
   std::vector<InstallerRef> installers() const {
-    InstallerSink sink{host_.api, {}, false};
-    host_.api->list_installers(host_.host, &InstallerSink::visit, &sink);
+    InstallerSink sink{api(), {}, false};
+    api()->list_installers(host_.host, &InstallerSink::visit, &sink);
     if (sink.failed) throw Error(500, "could not list the installers");
     return std::move(sink.installers);
   }
@@ -149,6 +148,12 @@ class Services {
 
  private:
   friend struct detail::PluginAccess;
+
+  /** Services are bound when the plugin registers; a plugin's constructor is too early. */
+  const berth_host_api* api() const {
+    if (!host_.bound()) throw Error(500, "berth::Services used before the plugin was registered");
+    return host_.api;
+  }
 
   /** Visitors run inside the core's call: nothing may be thrown through it. */
   struct AccountSink {
@@ -185,7 +190,7 @@ class Services {
 
   /** Called by the SDK before start(): the section is final once registration closed. */
   void loadConfig() {
-    std::string_view text = detail::toView(host_.api->config_json(host_.host));
+    std::string_view text = detail::toView(api()->config_json(host_.host));
     nlohmann::json parsed =
         text.empty() ? nlohmann::json::object() : nlohmann::json::parse(text, nullptr, false);
     if (!parsed.is_object()) throw Error(500, "the plugin's configuration is not a JSON object");

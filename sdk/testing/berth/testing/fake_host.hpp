@@ -215,7 +215,9 @@ class FakeHost {
   Plugin& plugin() { return *static_cast<Plugin*>(instance_); }
   berth_host* handle() noexcept { return reinterpret_cast<berth_host*>(this); }
   const berth_host_api* api() const noexcept { return &api_; }
-  Services services() const { return Services(HostRef{const_cast<FakeHost*>(this)->handle(), &api_}); }
+  Services services() const {
+    return Services(HostRef{const_cast<FakeHost*>(this)->handle(), &api_});
+  }
 
   // ---- requests ------------------------------------------------------------------------------
 
@@ -515,7 +517,8 @@ class FakeHost {
   static std::string percentDecode(std::string_view in, bool plusIsSpace) {
     std::string out;
     for (size_t i = 0; i < in.size(); ++i) {
-      if (in[i] == '%' && i + 2 < in.size() && std::isxdigit(static_cast<unsigned char>(in[i + 1])) &&
+      if (in[i] == '%' && i + 2 < in.size() &&
+          std::isxdigit(static_cast<unsigned char>(in[i + 1])) &&
           std::isxdigit(static_cast<unsigned char>(in[i + 2]))) {
         out.push_back(static_cast<char>(std::stoi(std::string(in.substr(i + 1, 2)), nullptr, 16)));
         i += 2;
@@ -700,8 +703,8 @@ class FakeHost {
     for (size_t i = 0; i < raw->header_count; ++i)
       response.headers.emplace_back(copy(raw->headers[i].name), copy(raw->headers[i].value));
     if (raw->kind == BERTH_RESPONSE_ERROR) {
-      nlohmann::json extra = nlohmann::json::parse(detail::toView(raw->error_extra_json), nullptr,
-                                                   false);
+      nlohmann::json extra =
+          nlohmann::json::parse(detail::toView(raw->error_extra_json), nullptr, false);
       FakeResponse error = errorResponse(raw->status, detail::toView(raw->body),
                                          extra.is_discarded() ? nlohmann::json() : extra);
       response.body = error.body;
@@ -763,8 +766,8 @@ class FakeHost {
       std::string name = copy(key->name);
       for (const auto& known : host.configKeys_)
         if (known.name == name) return host.refuse("config key " + name + " is declared twice");
-      nlohmann::json value = nlohmann::json::parse(detail::toView(key->default_json), nullptr,
-                                                   false);
+      nlohmann::json value =
+          nlohmann::json::parse(detail::toView(key->default_json), nullptr, false);
       if (value.is_discarded()) return host.refuse("config key " + name + ": bad default");
       host.configKeys_.push_back(
           {name, key->type, value, key->min, key->max, copy(key->description)});
@@ -778,15 +781,15 @@ class FakeHost {
       if (path.empty() || path[0] != '/') return host.refuse("a route path starts with /");
       for (const auto& known : host.routes_)
         if (known.method == method && known.path == path)
-          return host.refuse(std::string("route ") + Registrar::methodName(method) + " " +
-                             path + " is declared twice");
+          return host.refuse(std::string("route ") + Registrar::methodName(method) + " " + path +
+                             " is declared twice");
       std::vector<Field> fields;
       for (size_t i = 0; i < route->field_count; ++i)
         fields.push_back({copy(route->fields[i].name),
                           static_cast<FieldType>(route->fields[i].type),
                           route->fields[i].required != 0});
-      host.routes_.push_back({method, path, route->flags, route->max_body_bytes,
-                              std::move(fields), route->fn, route->user});
+      host.routes_.push_back({method, path, route->flags, route->max_body_bytes, std::move(fields),
+                              route->fn, route->user});
       return BERTH_OK;
     };
     api_.add_migration = [](berth_host* h, uint32_t version, berth_str name,
@@ -824,8 +827,7 @@ class FakeHost {
       FakeHost& host = self(h);
       if (!host.registering_) return host.refuse("registration is closed");
       host.installers_.push_back({copy(installer->slug), copy(installer->name),
-                                  copy(installer->description), installer->fn,
-                                  installer->user});
+                                  copy(installer->description), installer->fn, installer->user});
       return BERTH_OK;
     };
     api_.set_instance = [](berth_host* h, void* instance, void (*destroy)(void*)) {
@@ -865,16 +867,19 @@ class FakeHost {
       FakeHost& host = self(h);
       {
         std::lock_guard<std::mutex> lock(host.mutex_);
-        host.fired_.emplace_back(copy(event), nlohmann::json::parse(detail::toView(payload),
-                                                                    nullptr, false));
+        host.fired_.emplace_back(copy(event),
+                                 nlohmann::json::parse(detail::toView(payload), nullptr, false));
       }
       return host.fireHookRaw(detail::toView(event), detail::toView(payload), out);
     };
     api_.list_installers = [](berth_host* h, berth_installer_visit_fn visit, void* context) {
       for (const auto& record : self(h).installers_) {
-        berth_installer installer{sizeof(berth_installer), detail::toStr(record.slug),
-                                  detail::toStr(record.name), detail::toStr(record.description),
-                                  record.fn, record.user};
+        berth_installer installer{sizeof(berth_installer),
+                                  detail::toStr(record.slug),
+                                  detail::toStr(record.name),
+                                  detail::toStr(record.description),
+                                  record.fn,
+                                  record.user};
         visit(context, &installer);
       }
     };
@@ -895,7 +900,8 @@ class FakeHost {
       FakeHost& host = self(h);
       std::lock_guard<std::mutex> lock(host.mutex_);
       for (const auto& account : host.accounts_)
-        if (account.id == detail::toView(userId)) visitAccount(account, Role::Owner, visit, context);
+        if (account.id == detail::toView(userId))
+          visitAccount(account, Role::Owner, visit, context);
       auto it = host.memberships_.find(copy(userId));
       if (it != host.memberships_.end())
         for (const auto& team : it->second) visitAccount(team, team.role, visit, context);
@@ -928,7 +934,9 @@ class FakeHost {
       return self(h).execDb(session != nullptr, sql, params, count);
     };
     api_.db_result_status = [](const berth_db_result* r) { return answerOf(r).status; };
-    api_.db_result_error = [](const berth_db_result* r) { return detail::toStr(answerOf(r).error); };
+    api_.db_result_error = [](const berth_db_result* r) {
+      return detail::toStr(answerOf(r).error);
+    };
     api_.db_result_sqlstate = [](const berth_db_result* r) {
       return detail::toStr(answerOf(r).sqlstate);
     };

@@ -1,0 +1,267 @@
+// The nginx edge in front of berthd, over real sockets: body limits per route at the limit and
+// one byte over, spooled raw bodies, chunked bodies, a client pushing past a limit, X-Accel file
+// and proxy answers, and nginx coming back after it is killed.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "auth/accounts.hpp"
+#include "support/berthd_process.hpp"
+
+using namespace berth::testing;
+
+namespace {
+
+class ApiEdge : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    BerthdOptions options;
+    options.plugins = {"projects", "edgecheck"};
+    server = new BerthdProcess(options);
+    server->start();
+    token = server->createAccountWithToken("edge@example.com");
+  }
+  static void TearDownTestSuite() {
+    delete server;
+    server = nullptr;
+  }
+  static BerthdProcess* server;
+  static std::string token;
+};
+BerthdProcess* ApiEdge::server = nullptr;
+std::string ApiEdge::token;
+
+std::string bodyOf(size_t n) {
+  std::string s(n, '\0');
+  for (size_t i = 0; i < n; ++i) s[i] = static_cast<char>((i * 131 + 7) % 256);
+  return s;
+}
+
+int connectTo(uint16_t port) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    close(fd);
+    return -1;
+  }
+  timeval tv{30, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  return fd;
+}
+
+bool sendAll(int fd, const std::string& data) {
+  size_t sent = 0;
+  while (sent < data.size()) {
+    ssize_t n = ::send(fd, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
+    if (n <= 0) return false;
+    sent += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+std::string readResponse(int fd) {
+  std::string out;
+  char buf[8192];
+  while (true) {
+    ssize_t n = recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    out.append(buf, static_cast<size_t>(n));
+    auto end = out.find("\r\n\r\n");
+    if (end != std::string::npos) {
+      if (out.find("chunked") < end && out.size() >= 5 &&
+          out.compare(out.size() - 5, 5, "0\r\n\r\n") == 0)
+        break;
+      auto cl = out.find("Content-Length: ");
+      if (cl == std::string::npos) cl = out.find("content-length: ");
+      if (cl != std::string::npos && cl < end) {
+        size_t len = std::stoul(out.substr(cl + 16));
+        if (out.size() >= end + 4 + len) break;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_F(ApiEdge, JsonBodyLimitAtTheLimitAndOneByteOver) {
+  const size_t limit = 2 * 1024 * 1024;
+  std::string padding(limit - std::string(R"({"pad":""})").size(), 'a');
+  std::string at_limit = R"({"pad":")" + padding + R"("})";
+  ASSERT_EQ(at_limit.size(), limit);
+  auto r = server->api(token).raw("POST", "/edgecheck/json", at_limit,
+                                  {"Content-Type: application/json"});
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.json()["bytes"].get<size_t>(), limit);
+  std::string over = R"({"pad":")" + padding + R"(a"})";
+  r = server->api(token).raw("POST", "/edgecheck/json", over, {"Content-Type: application/json"});
+  EXPECT_EQ(r.status, 413);
+  EXPECT_EQ(r.header("content-type"), "application/json");
+  EXPECT_NE(r.json().value("error", "").find("too large"), std::string::npos) << r.body;
+}
+
+TEST_F(ApiEdge, RawBodiesAreSpooledToAFileUpToTheRouteLimit) {
+  const size_t limit = 64ull * 1024 * 1024;
+  std::string body = bodyOf(limit);
+  auto r = server->api(token).raw("POST", "/edgecheck/raw64", body,
+                                  {"Content-Type: application/octet-stream"});
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.json()["bytes"].get<size_t>(), limit);
+  EXPECT_TRUE(r.json()["spooled"].get<bool>()) << "the body went through berthd's memory";
+  EXPECT_EQ(r.json()["sha256"], berth::core::sha256Hex(body));
+  body.push_back('x');
+  r = server->api(token).raw("POST", "/edgecheck/raw64", body,
+                             {"Content-Type: application/octet-stream"});
+  EXPECT_EQ(r.status, 413);
+  EXPECT_NE(r.json().value("error", "").find("64 MB"), std::string::npos) << r.body;
+}
+
+TEST_F(ApiEdge, TheLargestRawLimitAtTheLimitAndOneByteOver) {
+  const size_t limit = 256ull * 1024 * 1024;
+  std::string body(limit, 'z');
+  auto r = server->api(token).raw("POST", "/edgecheck/raw256/a", body,
+                                  {"Content-Type: application/octet-stream"});
+  ASSERT_EQ(r.status, 200) << r.body << r.error;
+  EXPECT_EQ(r.json()["bytes"].get<size_t>(), limit);
+  body.push_back('z');
+  r = server->api(token).raw("POST", "/edgecheck/raw256/a", body,
+                             {"Content-Type: application/octet-stream"});
+  EXPECT_EQ(r.status, 413);
+  EXPECT_NE(r.json().value("error", "").find("256 MB"), std::string::npos) << r.body;
+}
+
+TEST_F(ApiEdge, AChunkedBodyWhoseCrlfStraddles4096BytesArrivesWhole) {
+  // Pistache reads 4096 bytes at a time and spins forever when a chunk's CRLF is split across
+  // reads; the edge must de-chunk before berthd sees it.
+  std::string head = "POST /edgecheck/raw64 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " +
+                     token + "\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n";
+  std::string payload;
+  std::string wire = head;
+  // The first chunk ends so that its trailing CRLF falls on bytes 4095/4096 of the stream.
+  size_t first = 4095 - head.size() - 5;  // "fxx\r\n" is 5 bytes of chunk header
+  std::string chunk1 = bodyOf(first);
+  char size_hex[16];
+  snprintf(size_hex, sizeof size_hex, "%zx", chunk1.size());
+  wire += std::string(size_hex) + "\r\n" + chunk1 + "\r\n";
+  std::string chunk2 = bodyOf(9000);
+  snprintf(size_hex, sizeof size_hex, "%zx", chunk2.size());
+  wire += std::string(size_hex) + "\r\n" + chunk2 + "\r\n0\r\n\r\n";
+  payload = chunk1 + chunk2;
+
+  int fd = connectTo(server->port());
+  ASSERT_GE(fd, 0);
+  // Send in pieces so the split happens on the wire too.
+  ASSERT_TRUE(sendAll(fd, wire.substr(0, 4095)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_TRUE(sendAll(fd, wire.substr(4095)));
+  std::string response = readResponse(fd);
+  close(fd);
+  ASSERT_NE(response.find("200 OK"), std::string::npos) << response.substr(0, 300);
+  EXPECT_NE(response.find(berth::core::sha256Hex(payload)), std::string::npos);
+  EXPECT_EQ(server->api().get("/regions").status, 200);
+}
+
+TEST_F(ApiEdge, AClientSendingPastALimitDoesNotStallOthers) {
+  int fd = connectTo(server->port());
+  ASSERT_GE(fd, 0);
+  std::string head = "POST /edgecheck/json HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " +
+                     token +
+                     "\r\nContent-Type: application/json\r\nContent-Length: 3145728\r\n\r\n";
+  ASSERT_TRUE(sendAll(fd, head));
+  std::atomic<bool> done{false};
+  std::thread pusher([&] {
+    std::string mb(1024 * 1024, 'a');
+    for (int i = 0; i < 3 && !done; ++i)
+      if (!sendAll(fd, mb)) break;
+  });
+  std::string response = readResponse(fd);
+  EXPECT_NE(response.find("413"), std::string::npos) << response.substr(0, 200);
+  for (int i = 0; i < 20; ++i) ASSERT_EQ(server->api().get("/regions").status, 200);
+  done = true;
+  shutdown(fd, SHUT_RDWR);
+  pusher.join();
+  close(fd);
+}
+
+TEST_F(ApiEdge, FileAnswersAreSentByTheEdgeWithRangeAndConditionals) {
+  std::string dir = server->dataDir() + "/served";
+  std::filesystem::create_directories(dir);
+  std::string content = bodyOf(10000);
+  std::ofstream(dir + "/f.bin", std::ios::binary) << content;
+  auto r = server->api().get("/edgecheck/file?path=served/f.bin");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.body, content);
+  EXPECT_EQ(r.header("x-accel-redirect"), "") << "the internal redirect leaked to the client";
+  std::string etag = r.header("etag");
+  ASSERT_FALSE(etag.empty());
+  r = server->api().get("/edgecheck/file?path=served/f.bin", {"Range: bytes=100-199"});
+  EXPECT_EQ(r.status, 206);
+  EXPECT_EQ(r.body, content.substr(100, 100));
+  r = server->api().get("/edgecheck/file?path=served/f.bin", {"If-None-Match: " + etag});
+  EXPECT_EQ(r.status, 304);
+  // The internal locations cannot be asked for directly.
+  EXPECT_EQ(server->api().get("/_berth_file/served/f.bin").status, 404);
+}
+
+TEST_F(ApiEdge, ProxyAnswersAreCarriedOutByTheEdgeWithTheBody) {
+  // A one-request app on a loopback port that echoes what reached it.
+  int listener = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(listen(listener, 4), 0);
+  socklen_t len = sizeof addr;
+  getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len);
+  int app_port = ntohs(addr.sin_port);
+  std::string seen;
+  std::thread app([&] {
+    int fd = accept(listener, nullptr, nullptr);
+    if (fd < 0) return;
+    timeval tv{10, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    seen = readResponse(fd);  // a request has the same framing as a response
+    std::string body = "{\"app\":true}";
+    sendAll(fd, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
+                    std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body);
+    close(fd);
+  });
+  auto r = server->api().raw("POST", "/app/path?proxy_to=" + std::to_string(app_port), "hello app",
+                             {"Host: shop-abcd.localhost", "Content-Length: 9"});
+  app.join();
+  close(listener);
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.json()["app"], true);
+  EXPECT_EQ(seen.rfind("POST /app/path?proxy_to=", 0), 0u) << seen;
+  EXPECT_NE(seen.find("hello app"), std::string::npos) << "the body did not reach the app";
+  EXPECT_NE(seen.find("shop-abcd.localhost"), std::string::npos) << seen;
+}
+
+TEST_F(ApiEdge, NginxComesBackAfterBeingKilled) {
+  std::string pid_text = readFile(server->dataDir() + "/edge/nginx.pid");
+  ASSERT_FALSE(pid_text.empty());
+  pid_t nginx = static_cast<pid_t>(std::stol(pid_text));
+  ASSERT_EQ(kill(nginx, SIGKILL), 0);
+  // The dead master's workers may answer for a moment; what counts is a new master serving.
+  bool back = false;
+  std::string again;
+  for (int i = 0; i < 200 && !back; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    again = readFile(server->dataDir() + "/edge/nginx.pid");
+    back = !again.empty() && again != pid_text && server->api().get("/regions").status == 200;
+  }
+  EXPECT_TRUE(back) << "nginx was not restarted: " << server->output();
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(server->api().get("/regions").status, 200);
+}
