@@ -1,0 +1,44 @@
+// What every part of the projects plugin shares once it has started: configuration, the
+// secret boxes, the per-project database maker.
+#pragma once
+#include <berth/plugin.hpp>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "project_databases.hpp"
+#include "secret_box.hpp"
+
+namespace berth::projects {
+
+struct Settings {
+  std::string apps_domain = "localhost";
+  int public_port = 80;
+  std::vector<std::string> reserved_names;
+  std::string dns_resolver;
+  int creation_burst = 8;
+  double creation_refill_seconds = 5;
+};
+
+struct Context {
+  const berth::Services* services = nullptr;
+  Settings settings;
+  // Seals secret values; absent when projects.secrets_key is empty (routes answer 501).
+  std::optional<SecretBox> secrets;
+  // Seals the project roles' database passwords (secrets_key, else a key kept in data_dir).
+  std::optional<SecretBox> vault;
+  std::unique_ptr<ProjectDatabases> databases;
+
+  berth::Db db() const { return services->db(); }
+  berth::Logger logger() const { return services->logger(); }
+  std::string hostOf(const std::string& name) const { return name + "." + settings.apps_domain; }
+  std::string urlOf(const std::string& name) const {
+    std::string url = "http://" + hostOf(name);
+    if (settings.public_port != 80) url += ":" + std::to_string(settings.public_port);
+    return url;
+  }
+};
+
+}  // namespace berth::projects

@@ -1,0 +1,160 @@
+#include "domain_routes.hpp"
+
+#include <chrono>
+#include <random>
+
+#include "access.hpp"
+#include "dns_txt.hpp"
+#include "domain_rules.hpp"
+
+namespace berth::projects {
+
+namespace {
+
+using berth::Error;
+using berth::FieldType;
+using berth::Request;
+using berth::Responder;
+
+int64_t now() {
+  using namespace std::chrono;
+  return duration_cast<seconds>(system_clock::now().time_since_epoch()).count();
+}
+
+std::string randomToken() {
+  static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+  std::random_device random;
+  std::string token;
+  for (int i = 0; i < 32; ++i) token.push_back(alphabet[random() % 36]);
+  return token;
+}
+
+class DomainHandlers {
+ public:
+  explicit DomainHandlers(const Context& context) : c_(context) {}
+
+  void add(const Request& req, Responder& resp) const {
+    Access access(c_, req);
+    auto project = access.project(req.param("name"));
+    std::string host = normaliseHost(req.json().at("host").get<std::string>());
+    if (auto problem = hostProblem(host, c_.settings.apps_domain))
+      throw Error::badRequest(*problem);
+    try {
+      c_.db().exec(
+          "INSERT INTO projects.domains (host, project_id, token, created_at) "
+          "VALUES ($1, $2, $3, $4)",
+          host, project.id, randomToken(), now());
+    } catch (const berth::DbError& e) {
+      if (e.isUniqueViolation())
+        throw Error::conflict("the domain " + host + " is already on a project");
+      throw;
+    }
+    resp.json(201, view(project, host));
+  }
+
+  void list(const Request& req, Responder& resp) const {
+    Access access(c_, req);
+    auto project = access.project(req.param("name"));
+    auto r = c_.db().exec("SELECT host FROM projects.domains WHERE project_id = $1 ORDER BY host",
+                          project.id);
+    nlohmann::json domains = nlohmann::json::array();
+    for (int64_t i = 0; i < r.rows(); ++i)
+      domains.push_back(view(project, r.get<std::string>(i, 0)));
+    resp.json(200, {{"domains", domains}});
+  }
+
+  void verify(const Request& req, Responder& resp) const {
+    Access access(c_, req);
+    auto project = access.project(req.param("name"));
+    std::string host = normaliseHost(req.param("host"));
+    auto token = tokenOf(project, host);
+    std::string expected = "berth-verify=" + token;
+    std::string record = "_berth." + host;
+    std::vector<std::string> found;
+    try {
+      found = lookupTxt(record, c_.settings.dns_resolver);
+    } catch (const DnsError& e) {
+      throw Error::badGateway(std::string("could not ask DNS: ") + e.what());
+    }
+    bool match = false;
+    for (const auto& value : found) match = match || value == expected;
+    if (!match) {
+      if (found.empty())
+        throw Error::badRequest("no TXT record found at " + record + "; publish " + expected +
+                                " there");
+      throw Error::badRequest("the TXT record at " + record + " says \"" + found.front() +
+                              "\", expected \"" + expected + "\"");
+    }
+    c_.db().exec(
+        "UPDATE projects.domains SET verified = true, verified_at = coalesce(verified_at, $3) "
+        "WHERE host = $1 AND project_id = $2",
+        host, project.id, now());
+    publishCustomHosts(c_);
+    c_.logger().withProject(project.name).info(req, "domain " + host + " verified");
+    resp.json(200, view(project, host));
+  }
+
+  void remove(const Request& req, Responder& resp) const {
+    Access access(c_, req);
+    auto project = access.project(req.param("name"));
+    std::string host = normaliseHost(req.param("host"));
+    auto r = c_.db().exec(
+        "DELETE FROM projects.domains WHERE host = $1 AND project_id = $2 RETURNING verified",
+        host, project.id);
+    if (r.rows() == 0) throw Error::notFound("no domain called " + host);
+    if (r.get<bool>(0, 0)) publishCustomHosts(c_);
+    resp.noContent();
+  }
+
+ private:
+  std::string tokenOf(const ProjectRecord& project, const std::string& host) const {
+    auto r = c_.db().exec("SELECT token FROM projects.domains WHERE host = $1 AND project_id = $2",
+                          host, project.id);
+    if (r.rows() == 0) throw Error::notFound("no domain called " + host);
+    return r.get<std::string>(0, 0);
+  }
+
+  nlohmann::json view(const ProjectRecord& project, const std::string& host) const {
+    auto r = c_.db().exec(
+        "SELECT token, verified, created_at, verified_at FROM projects.domains WHERE host = $1",
+        host);
+    if (r.rows() == 0) throw Error::notFound("no domain called " + host);
+    return {{"host", host},
+            {"verified", r.get<bool>(0, 1)},
+            {"records",
+             {{{"type", "TXT"},
+               {"name", "_berth." + host},
+               {"value", "berth-verify=" + r.get<std::string>(0, 0)}},
+              {{"type", "CNAME"}, {"name", host}, {"value", c_.hostOf(project.name)}}}},
+            {"created_at", r.get<int64_t>(0, 2)},
+            {"verified_at", r.get<std::optional<int64_t>>(0, 3)
+                                ? nlohmann::json(*r.get<std::optional<int64_t>>(0, 3))
+                                : nlohmann::json()}};
+  }
+
+  const Context& c_;
+};
+
+}  // namespace
+
+void publishCustomHosts(const Context& context) {
+  auto r = context.db().exec(
+      "SELECT d.host FROM projects.domains d JOIN projects.projects p ON p.id = d.project_id "
+      "WHERE d.verified AND p.status = 'ready' ORDER BY d.host");
+  std::vector<std::string> hosts;
+  for (int64_t i = 0; i < r.rows(); ++i) hosts.push_back(r.get<std::string>(i, 0));
+  context.services->setCustomHosts(hosts);
+}
+
+void registerDomainRoutes(berth::Registrar& r, const Context& context) {
+  auto h = std::make_shared<DomainHandlers>(context);
+  berth::RouteOptions add;
+  add.fields = {{"host", FieldType::String, true}};
+  r.post("/projects/:name/domains", [h](const Request& q, Responder& s) { h->add(q, s); }, add);
+  r.get("/projects/:name/domains", [h](const Request& q, Responder& s) { h->list(q, s); });
+  r.post("/projects/:name/domains/:host/verify",
+         [h](const Request& q, Responder& s) { h->verify(q, s); });
+  r.del("/projects/:name/domains/:host", [h](const Request& q, Responder& s) { h->remove(q, s); });
+}
+
+}  // namespace berth::projects

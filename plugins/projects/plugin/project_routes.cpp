@@ -1,0 +1,278 @@
+#include "project_routes.hpp"
+
+#include <random>
+#include <set>
+
+#include "access.hpp"
+#include "commands.hpp"
+#include "creation_throttle.hpp"
+#include "domain_routes.hpp"
+#include "names.hpp"
+#include "project_view.hpp"
+#include "regions.hpp"
+
+namespace berth::projects {
+
+namespace {
+
+using berth::Error;
+using berth::FieldType;
+using berth::Request;
+using berth::Responder;
+
+std::set<std::string> labelsOf(const berth::Db& db, const std::string& account_id) {
+  std::set<std::string> labels;
+  auto r = db.exec("SELECT label FROM projects.projects WHERE account_id = $1", account_id);
+  for (int64_t i = 0; i < r.rows(); ++i) labels.insert(r.get<std::string>(i, 0));
+  return labels;
+}
+
+std::string newProjectId() {
+  // 24 characters of [a-z0-9]: the database and role are named p_<id>.
+  static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+  std::random_device random;
+  std::string id;
+  while (id.size() < 24) {
+    unsigned v = random();
+    if (v < 4294967292u - (4294967292u % 36)) id.push_back(alphabet[v % 36]);
+  }
+  return id;
+}
+
+// The account a new project goes to: the caller's own, or the named team's.
+const berth::Account& targetAccount(const Access& access, const nlohmann::json& body) {
+  if (body.contains("team") && body["team"].is_string() && !body["team"].get<std::string>().empty()) {
+    std::string slug = body["team"];
+    const berth::Account* team = access.team(slug);
+    if (!team) throw Error::notFound("no team called " + slug);
+    return *team;
+  }
+  return access.own();
+}
+
+class ProjectHandlers {
+ public:
+  explicit ProjectHandlers(const Context& context) : c_(context) {}
+
+  void list(const Request& req, Responder& resp) const {
+    Access access(c_, req);
+    auto projects = readyProjectsOf(c_.db(), access.accountIds());
+    resp.json(200, {{"projects", projectViews(c_, projects, access)}});
+  }
+
+  void get(const Request& req, Responder& resp) const {
+    Access access(c_, req);
+    auto project = access.project(req.param("name"));
+    resp.json(200, projectView(c_, project, access.account(project.account_id)));
+  }
+
+  void available(const Request& req, Responder& resp) const {
+    auto raw = req.queryParam("name");
+    if (!raw) throw Error::badRequest("the name parameter is required");
+    Access access(c_, req);
+    const berth::Account* account = &access.own();
+    if (auto team = req.queryParam("team"); team && !team->empty()) {
+      account = access.team(*team);
+      if (!account) throw Error::notFound("no team called " + *team);
+    }
+    NameCheck check = checkName(*raw, account->slug, c_.settings.reserved_names);
+    if (!check.ok) {
+      resp.json(200, {{"available", false}, {"problem", check.problem}});
+      return;
+    }
+    auto taken = labelsOf(c_.db(), account->id);
+    bool free = !taken.count(check.label);
+    std::string suggestion =
+        free ? check.label
+             : suggestFreeName(check.label, account->slug, taken, c_.settings.reserved_names);
+    resp.json(200, {{"available", free},
+                    {"suggestion", suggestion},
+                    {"host", c_.hostOf(suggestion + "-" + account->slug)}});
+  }
+
+  void suggest(const Request& req, Responder& resp) const {
+    Access access(c_, req);
+    const berth::Account& own = access.own();
+    resp.json(200, {{"name", generateName(own.slug, labelsOf(c_.db(), own.id))}});
+  }
+
+  void create(const Request& req, Responder& resp) const {
+    Access access(c_, req);
+    const nlohmann::json& body = req.json();
+    const berth::Account& account = targetAccount(access, body);
+    NameCheck check = checkName(body.at("name").get<std::string>(), account.slug,
+                                c_.settings.reserved_names);
+    if (!check.ok) throw Error::badRequest(check.problem);
+    const std::string name = check.label + "-" + account.slug;
+    const std::string id = newProjectId();
+
+    // The name check, the plan limit and the insert happen under one lock per account, so
+    // two requests at once cannot both take the last project of a plan, or the same name.
+    c_.db().transaction([&](berth::Transaction& tx) {
+      tx.exec("SELECT pg_advisory_xact_lock(hashtext('projects:create:' || $1))", account.id);
+      if (tx.exec("SELECT 1 FROM projects.projects WHERE name = $1", name).rows() > 0) {
+        auto taken = labelsOf(c_.db(), account.id);
+        taken.insert(check.label);
+        throw Error::conflict(
+            "you already have a project called " + check.label,
+            {{"suggestion",
+              suggestFreeName(check.label, account.slug, taken, c_.settings.reserved_names)}});
+      }
+      auto limit = c_.services->planProjectLimit(account.plan);
+      if (limit) {
+        int64_t count = tx.exec("SELECT count(*) FROM projects.projects WHERE account_id = $1",
+                                account.id)
+                            .get<int64_t>(0, 0);
+        if (count >= *limit)
+          throw Error::forbidden("your plan (" + account.plan + ") allows " +
+                                 std::to_string(*limit) +
+                                 " projects; delete one or move to a larger plan");
+      }
+      berth::Db db = c_.db();
+      ThrottleDecision throttle = takeCreationToken(db, account.id, c_.settings.creation_burst,
+                                                    c_.settings.creation_refill_seconds);
+      if (!throttle.allowed)
+        throw Error::tooManyRequests(
+            "Projects are being created too quickly on this account. Wait a moment and try "
+            "again.")
+            .withHeader("Retry-After", std::to_string(throttle.retry_after_seconds));
+      // Listed only once its database exists (status 'ready').
+      tx.exec(
+          "INSERT INTO projects.projects (id, name, label, account_id, status) "
+          "VALUES ($1, $2, $3, $4, 'creating')",
+          id, name, check.label, account.id);
+      tx.commit();
+    });
+
+    ProjectDatabase database;
+    try {
+      database = c_.databases->create(id);
+    } catch (const std::exception& e) {
+      c_.db().exec("DELETE FROM projects.projects WHERE id = $1", id);
+      c_.logger().withProject(name).error(std::string("database not created: ") + e.what());
+      throw Error::internal("could not create the project's database");
+    }
+    try {
+      c_.db().exec(
+          "UPDATE projects.projects SET db_name = $2, db_role = $3, db_password = $4, "
+          "status = 'ready', status_changed_at = extract(epoch FROM now())::bigint WHERE id = $1",
+          id, database.database, database.role, c_.vault->seal(database.password, id));
+    } catch (...) {
+      c_.databases->drop(database.database, database.role);
+      c_.db().exec("DELETE FROM projects.projects WHERE id = $1", id);
+      throw;
+    }
+    c_.logger().withProject(name).info(req, "project created in account " + account.slug);
+    auto project = findReadyProjectById(c_.db(), id);
+    if (!project) throw Error::internal("the project vanished while it was made");
+    fireQuietly("project.created", *project);
+    resp.json(201, projectView(c_, *project, &account));
+  }
+
+  void patch(const Request& req, Responder& resp) const {
+    Access access(c_, req);
+    auto project = access.project(req.param("name"));
+    const nlohmann::json& body = req.json();
+    // Everything is checked before anything changes.
+    if (body.contains("region") && !body["region"].is_null()) {
+      std::string region = body["region"];
+      if (!isRegion(region)) throw Error::badRequest("unknown region " + region);
+      project.region = region;
+    }
+    if (body.contains("cmd") && !body["cmd"].is_null()) {
+      std::string cmd = body["cmd"];
+      if (auto problem = commandProblem(cmd)) throw Error::badRequest(*problem);
+      project.cmd = cmd;
+    }
+    if (body.contains("cache_ttl") && !body["cache_ttl"].is_null()) {
+      int64_t ttl = body["cache_ttl"];
+      if (ttl < 0 || ttl > 31536000)
+        throw Error::badRequest("cache_ttl must be between 0 and 31536000");
+      project.cache_ttl = ttl;
+    }
+    if (body.contains("ignore_dockerfile") && !body["ignore_dockerfile"].is_null())
+      project.ignore_dockerfile = body["ignore_dockerfile"];
+    if (body.contains("cache_enabled") && !body["cache_enabled"].is_null())
+      project.cache_enabled = body["cache_enabled"];
+    c_.db().exec(
+        "UPDATE projects.projects SET region = $2, cmd = $3, ignore_dockerfile = $4, "
+        "cache_enabled = $5, cache_ttl = $6 WHERE id = $1 AND status = 'ready'",
+        project.id, project.region, project.cmd, project.ignore_dockerfile, project.cache_enabled,
+        project.cache_ttl);
+    resp.json(200,
+              projectView(c_, project, access.account(project.account_id), {.zero_files = true}));
+  }
+
+  void remove(const Request& req, Responder& resp) const {
+    Access access(c_, req);
+    auto project = access.project(req.param("name"));
+    if (!access.canManage(project))
+      throw Error::forbidden("only the owner or an admin of this project's account can delete it");
+    // Other plugins remove what they keep for the project first; a refusal (object storage
+    // did not confirm) leaves the project as it was, so the request can be repeated.
+    c_.services->fire("project.deleting", eventPayload(project));
+    c_.db().exec(
+        "UPDATE projects.projects SET status = 'deleting', "
+        "status_changed_at = extract(epoch FROM now())::bigint WHERE id = $1",
+        project.id);
+    try {
+      c_.databases->drop(project.db_name, project.db_role);
+    } catch (const std::exception& e) {
+      c_.db().exec("UPDATE projects.projects SET status = 'ready' WHERE id = $1", project.id);
+      c_.logger().withProject(project.name).error(std::string("database not dropped: ") +
+                                                  e.what());
+      throw Error::internal("could not remove the project's database; try again");
+    }
+    bool had_domains = c_.db()
+                           .exec("SELECT 1 FROM projects.domains WHERE project_id = $1 AND verified",
+                                 project.id)
+                           .rows() > 0;
+    c_.db().exec("DELETE FROM projects.projects WHERE id = $1", project.id);
+    if (had_domains) publishCustomHosts(c_);
+    c_.logger().withProject(project.name).info(req, "project deleted");
+    fireQuietly("project.deleted", project);
+    resp.noContent();
+  }
+
+ private:
+  static nlohmann::json eventPayload(const ProjectRecord& p) {
+    return {{"id", p.id}, {"name", p.name}, {"label", p.label}, {"account_id", p.account_id}};
+  }
+
+  // Events after the fact: a plugin's refusal cannot undo them, so it is only logged.
+  void fireQuietly(const char* event, const ProjectRecord& project) const {
+    try {
+      c_.services->fire(event, eventPayload(project));
+    } catch (const std::exception& e) {
+      c_.logger().withProject(project.name).warn(std::string(event) + ": " + e.what());
+    }
+  }
+
+  const Context& c_;
+};
+
+}  // namespace
+
+void registerProjectRoutes(berth::Registrar& r, const Context& context) {
+  auto h = std::make_shared<ProjectHandlers>(context);
+  berth::RouteOptions open;
+  open.publicRoute = true;
+  r.get("/regions", [](const Request&, Responder& resp) { resp.json(200, regionsJson()); }, open);
+  r.get("/projects", [h](const Request& q, Responder& s) { h->list(q, s); });
+  berth::RouteOptions create;
+  create.fields = {{"name", FieldType::String, true}, {"team", FieldType::String, false}};
+  r.post("/projects", [h](const Request& q, Responder& s) { h->create(q, s); }, create);
+  r.get("/projects/available", [h](const Request& q, Responder& s) { h->available(q, s); });
+  r.get("/projects/suggest", [h](const Request& q, Responder& s) { h->suggest(q, s); });
+  r.get("/projects/:name", [h](const Request& q, Responder& s) { h->get(q, s); });
+  berth::RouteOptions patch;
+  patch.fields = {{"region", FieldType::String, false},
+                  {"cmd", FieldType::String, false},
+                  {"ignore_dockerfile", FieldType::Bool, false},
+                  {"cache_enabled", FieldType::Bool, false},
+                  {"cache_ttl", FieldType::Int, false}};
+  r.patch("/projects/:name", [h](const Request& q, Responder& s) { h->patch(q, s); }, patch);
+  r.del("/projects/:name", [h](const Request& q, Responder& s) { h->remove(q, s); });
+}
+
+}  // namespace berth::projects

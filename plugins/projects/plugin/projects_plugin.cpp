@@ -1,0 +1,114 @@
+// The projects plugin: projects, regions, names, plans, teams and roles, secrets, custom
+// domains and one database per project. README.md beside this folder lists every answer.
+#include <berth/plugin.hpp>
+
+#include "context.hpp"
+#include "directory_service.hpp"
+#include "domain_routes.hpp"
+#include "project_record.hpp"
+#include "project_routes.hpp"
+#include "secret_routes.hpp"
+#include "vault_key.hpp"
+
+#include "berth_migrations_projects.inc"
+
+namespace berth::projects {
+
+class ProjectsPlugin final : public berth::Plugin {
+ public:
+  void registerAll(berth::Registrar& r) override {
+    r.configString("secrets_key", "",
+                   "64 hex characters: the AES-256 key of secrets; empty answers 501");
+    r.configString("dns_resolver", "", "host:port of the DNS server that verifies domains");
+    r.configStringList("reserved_names",
+                       {"api", "www", "admin", "app", "mail", "static", "assets", "status"},
+                       "names no project may take");
+    r.configString("cluster_url", "",
+                   "superuser URL of the cluster for project databases; empty: the control "
+                   "plane's");
+    r.configInt("public_port", 0, "port in project URLs; 0: the port of server.listen",
+                berth::IntRange{0, 65535});
+    r.configInt("creation_burst", 8, "projects an account may create at once",
+                berth::IntRange{1, 1000});
+    r.configInt("creation_refill_seconds", 5, "seconds until one more project may be created",
+                berth::IntRange{1, 3600});
+    r.migrations(kBerthMigrations, kBerthMigrationCount);
+
+    registerProjectRoutes(r, context_);
+    registerSecretRoutes(r, context_);
+    registerDomainRoutes(r, context_);
+    registerDirectoryService(r, context_);
+
+    // Sizes are read in the background: pg_database_size walks the database's files.
+    r.job("db_sizes", std::chrono::seconds(60), [this](berth::JobContext&) { refreshSizes(); });
+    // Another node may have verified a domain; and a crash may have left a half-made project.
+    r.job("custom_hosts", std::chrono::seconds(30),
+          [this](berth::JobContext&) { publishCustomHosts(context_); });
+    r.job("cleanup", std::chrono::minutes(5), [this](berth::JobContext&) { cleanUp(); }, true);
+  }
+
+  void start(berth::Services& services) override {
+    context_.services = &services;
+    const nlohmann::json& config = services.config();
+    Settings& s = context_.settings;
+    s.apps_domain = services.coreSetting("server.apps_domain").value_or("localhost");
+    s.dns_resolver = config.value("dns_resolver", "");
+    s.reserved_names = config.value("reserved_names", std::vector<std::string>{});
+    for (auto& n : s.reserved_names)
+      for (auto& ch : n) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    s.creation_burst = config.value("creation_burst", 8);
+    s.creation_refill_seconds = config.value("creation_refill_seconds", 5);
+    s.public_port = config.value("public_port", 0);
+    if (s.public_port == 0) {
+      std::string listen = services.coreSetting("server.listen").value_or("127.0.0.1:80");
+      s.public_port = std::stoi(listen.substr(listen.rfind(':') + 1));
+    }
+
+    std::string key = config.value("secrets_key", "");
+    if (!key.empty()) {
+      if (!isSecretsKey(key))
+        throw berth::Error("projects.secrets_key: must be 64 hexadecimal characters (32 bytes)");
+      context_.secrets.emplace(key);
+      context_.vault.emplace(key);
+    } else {
+      context_.vault.emplace(loadOrCreateVaultKey(services.coreSetting("data_dir").value_or(".")));
+    }
+    std::string cluster = config.value("cluster_url", "");
+    if (cluster.empty()) cluster = services.coreSetting("database.url").value_or("");
+    context_.databases = std::make_unique<ProjectDatabases>(cluster);
+    publishCustomHosts(context_);
+  }
+
+ private:
+  void refreshSizes() {
+    auto r = context_.db().exec(
+        "SELECT id, db_name FROM projects.projects WHERE status = 'ready' AND db_name IS NOT NULL");
+    for (int64_t i = 0; i < r.rows(); ++i) {
+      int64_t bytes = context_.databases->sizeBytes(r.get<std::string>(i, 1));
+      context_.db().exec("UPDATE projects.projects SET db_bytes = $2 WHERE id = $1",
+                         r.get<std::string>(i, 0), bytes);
+    }
+  }
+
+  // Projects left 'creating' or 'deleting' by a crash for over ten minutes: their database and
+  // role (named after the id) are dropped and the row removed, so nothing half-made remains.
+  void cleanUp() {
+    auto r = context_.db().exec(
+        "SELECT id, name FROM projects.projects WHERE status <> 'ready' "
+        "AND status_changed_at < extract(epoch FROM now())::bigint - 600");
+    for (int64_t i = 0; i < r.rows(); ++i) {
+      std::string id = r.get<std::string>(i, 0);
+      context_.databases->drop("p_" + id, "p_" + id);
+      context_.db().exec("DELETE FROM projects.projects WHERE id = $1", id);
+      context_.logger().withProject(r.get<std::string>(i, 1)).warn("removed a half-made project");
+    }
+  }
+
+  Context context_;
+};
+
+}  // namespace berth::projects
+
+BERTH_PLUGIN(berth::projects::ProjectsPlugin, "projects", "0.2.0",
+             "projects, regions, plans, teams, secrets, domains, one database per project",
+             BERTH_KIND_FEATURE)
