@@ -20,8 +20,8 @@ struct ConnectResult {
 
 // Connects as `role` (trust authentication on the test cluster) to `database`.
 ConnectResult connectAs(const std::string& role, const std::string& database) {
-  std::string url = "postgresql://" + role + "@127.0.0.1:" +
-                    std::to_string(sharedCluster().port()) + "/" + database +
+  std::string url = "postgresql://" + role +
+                    "@127.0.0.1:" + std::to_string(sharedCluster().port()) + "/" + database +
                     "?connect_timeout=10";
   PGconn* conn = PQconnectdb(url.c_str());
   ConnectResult out;
@@ -30,8 +30,7 @@ ConnectResult connectAs(const std::string& role, const std::string& database) {
   if (out.ok) {
     PGresult* r = PQexec(conn, "SELECT current_user, current_database()");
     if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1 ||
-        std::string(PQgetvalue(r, 0, 0)) != role ||
-        std::string(PQgetvalue(r, 0, 1)) != database) {
+        std::string(PQgetvalue(r, 0, 0)) != role || std::string(PQgetvalue(r, 0, 1)) != database) {
       out.ok = false;
       out.error = "connected, but not as " + role + " to " + database;
     }
@@ -79,7 +78,7 @@ TEST_F(ApiDatabases, CreateMakesADatabaseAndARoleThatDeleteDrops) {
   EXPECT_EQ(added(roles_before, rolesOnCluster()), std::set<std::string>{expected});
 
   // The database belongs to the project's role, which is an ordinary login role.
-  core::Pool admin(sharedCluster().url("postgres"), 1, std::chrono::seconds(10));
+  berth::core::Pool admin(sharedCluster().url("postgres"), 1, std::chrono::seconds(10));
   EXPECT_EQ(column(admin, "SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = $1",
                    {expected}),
             std::vector<std::string>{expected});
@@ -184,7 +183,7 @@ TEST_F(ApiDatabases, SecretValuesAreNotStoredInTheClear) {
   EXPECT_EQ(secrets.find("hunter2"), std::string::npos) << secrets;
 
   // Nowhere else in the plugin's tables either, nor in what berthd logged.
-  core::Pool db(server->databaseUrl(), 1, std::chrono::seconds(10));
+  berth::core::Pool db(server->databaseUrl(), 1, std::chrono::seconds(10));
   for (const auto& table : column(db,
                                   "SELECT table_schema || '.' || table_name FROM "
                                   "information_schema.tables WHERE table_schema = 'projects' "

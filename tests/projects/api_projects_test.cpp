@@ -119,8 +119,8 @@ TEST_F(ApiProjects, NameRulesAreCheckedWithTheirTexts) {
     EXPECT_EQ(r.status, 400) << "'" << name << "': " << r.body;
     EXPECT_EQ(errorText(r), "a project name needs at least 2 characters") << "'" << name << "'";
   }
-  for (std::string name : {"my_blog", "my blog", "blog!", "my.blog", "bl\xc3\xb6g", "MY_BLOG",
-                           "blog/x", "blog+x"}) {
+  for (std::string name :
+       {"my_blog", "my blog", "blog!", "my.blog", "bl\xc3\xb6g", "MY_BLOG", "blog/x", "blog+x"}) {
     auto r = createProject(api(a), name);
     EXPECT_EQ(r.status, 400) << "'" << name << "': " << r.body;
     EXPECT_EQ(errorText(r),
@@ -237,14 +237,15 @@ TEST_F(ApiProjects, TheListIsSortedByNameAndHoldsOwnAndTeamProjects) {
   auto r = api(lister).get("/projects");
   ASSERT_EQ(r.status, 200) << r.body;
   std::vector<std::string> names;
-  for (const auto& p : r.json()["projects"]) {
+  auto listed = r.json();
+  for (const auto& p : listed["projects"]) {
     names.push_back(p["name"]);
     EXPECT_EQ(p["host"], p["name"].get<std::string>() + ".localhost") << p.dump();
-    EXPECT_TRUE(p.contains("cache_ttl") && p.contains("region") && p.contains("owner"))
-        << p.dump();
+    EXPECT_TRUE(p.contains("cache_ttl") && p.contains("region") && p.contains("owner")) << p.dump();
   }
   EXPECT_EQ(names, (std::vector<std::string>{"alpha-lister", "crew-listteam", "mid-lister",
-                                             "zeta-lister"}));
+                                             "zeta-lister"}))
+      << r.body;
 
   auto others = listedNames(api(other));
   EXPECT_EQ(others, (std::vector<std::string>{"beta-other1", "crew-listteam"}));
@@ -272,9 +273,9 @@ TEST_F(ApiProjects, AvailableAnswersForFreeTakenAndRefusedNames) {
 
   auto r = api(a).get("/projects/available?name=fresh");
   ASSERT_EQ(r.status, 200) << r.body;
-  EXPECT_EQ(r.json(), (json{{"available", true},
-                            {"suggestion", "fresh"},
-                            {"host", "fresh-avail1.localhost"}}));
+  EXPECT_EQ(
+      r.json(),
+      (json{{"available", true}, {"suggestion", "fresh"}, {"host", "fresh-avail1.localhost"}}));
 
   r = api(a).get("/projects/available?name=taken");
   ASSERT_EQ(r.status, 200) << r.body;
@@ -336,8 +337,8 @@ TEST_F(ApiProjects, SuggestGivesTwoWordsAndANumberNotInUse) {
 
 TEST_F(ApiProjects, PatchChangesOnlyTheFieldsSent) {
   auto a = makeAccount(*server, "patch1");
-  json expected = mustCreate(api(a), "app");
-  const std::string path = "/projects/app-patch1";
+  json expected = mustCreate(api(a), "web");
+  const std::string path = "/projects/web-patch1";
   auto patch = [&](const json& body) {
     auto r = api(a).patch(path, body);
     EXPECT_EQ(r.status, 200) << body.dump() << ": " << r.body;
@@ -373,9 +374,9 @@ TEST_F(ApiProjects, PatchChangesOnlyTheFieldsSent) {
 TEST_F(ApiProjects, PatchAcceptsEveryRegion) {
   auto a = makeAccount(*server, "regions1");
   mustCreate(api(a), "roam");
-  for (std::string region : {"us-central", "us-east", "us-west", "ca-central", "sa-east", "eu-west",
-                             "eu-central", "eu-north", "uk-south", "ap-south", "ap-southeast",
-                             "ap-northeast", "au-southeast"}) {
+  for (std::string region :
+       {"us-central", "us-east", "us-west", "ca-central", "sa-east", "eu-west", "eu-central",
+        "eu-north", "uk-south", "ap-south", "ap-southeast", "ap-northeast", "au-southeast"}) {
     auto r = api(a).patch("/projects/roam-regions1", {{"region", region}});
     EXPECT_EQ(r.status, 200) << region << ": " << r.body;
     EXPECT_EQ(r.json()["region"], region);
@@ -535,8 +536,7 @@ TEST_F(ApiProjects, CreationIsThrottledAfterABurstOfEight) {
 
   auto start = std::chrono::steady_clock::now();
   for (int i = 1; i <= 8; ++i) mustCreate(api(a), "burst" + std::to_string(i));
-  double elapsed =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   HttpResult refused;
   int extra = 0;

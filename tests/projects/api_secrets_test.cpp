@@ -52,7 +52,7 @@ void expectRecord(const json& record, const std::string& name, const std::string
 
 TEST_F(ApiSecrets, SetAnswers201WithTheRecordAndRuntimeScopeByDefault) {
   auto a = makeAccount(*server, "scset");
-  auto path = projectWithSecrets(a, "app");
+  auto path = projectWithSecrets(a, "web");
   int64_t before = nowSeconds();
   auto r = api(a).post(path, {{"name", "API_KEY"}, {"value", "value-of-api-key-1"}});
   ASSERT_EQ(r.status, 201) << r.body;
@@ -63,15 +63,17 @@ TEST_F(ApiSecrets, SetAnswers201WithTheRecordAndRuntimeScopeByDefault) {
   EXPECT_EQ(r.body.find("value-of-api-key-1"), std::string::npos) << r.body;
 
   for (std::string scope : {"runtime", "build", "both"}) {
-    r = api(a).post(path, {{"name", "SCOPED_" + scope}, {"value", "v"}, {"scope", scope}});
+    std::string name = "SCOPED_" + scope;  // secret names are capital letters
+    for (auto& ch : name) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    r = api(a).post(path, {{"name", name}, {"value", "v"}, {"scope", scope}});
     ASSERT_EQ(r.status, 201) << scope << ": " << r.body;
-    expectRecord(r.json(), "SCOPED_" + scope, scope);
+    expectRecord(r.json(), name, scope);
   }
 }
 
 TEST_F(ApiSecrets, TheSameNameReplacesTheSecret) {
   auto a = makeAccount(*server, "screplc");
-  auto path = projectWithSecrets(a, "app");
+  auto path = projectWithSecrets(a, "web");
   ASSERT_EQ(api(a).post(path, {{"name", "TOKEN"}, {"value", "one"}, {"scope", "build"}}).status,
             201);
   auto r = api(a).post(path, {{"name", "TOKEN"}, {"value", "two"}, {"scope", "both"}});
@@ -91,7 +93,7 @@ TEST_F(ApiSecrets, TheSameNameReplacesTheSecret) {
 
 TEST_F(ApiSecrets, TheListHoldsNamesSortedAndNeverValues) {
   auto a = makeAccount(*server, "sclist");
-  auto path = projectWithSecrets(a, "app");
+  auto path = projectWithSecrets(a, "web");
   auto empty = api(a).get(path);
   ASSERT_EQ(empty.status, 200) << empty.body;
   EXPECT_EQ(empty.json(), (json{{"secrets", json::array()}}));
@@ -101,7 +103,8 @@ TEST_F(ApiSecrets, TheListHoldsNamesSortedAndNeverValues) {
   auto r = api(a).get(path);
   ASSERT_EQ(r.status, 200) << r.body;
   std::vector<std::string> names;
-  for (const auto& s : r.json()["secrets"]) {
+  auto listed = r.json();
+  for (const auto& s : listed["secrets"]) {
     expectRecord(s, s.value("name", ""), "runtime");
     names.push_back(s.value("name", ""));
   }
@@ -116,7 +119,7 @@ TEST_F(ApiSecrets, TheListHoldsNamesSortedAndNeverValues) {
 
 TEST_F(ApiSecrets, DeleteIs204ThenTheSecretIsGone) {
   auto a = makeAccount(*server, "scdelete");
-  auto path = projectWithSecrets(a, "app");
+  auto path = projectWithSecrets(a, "web");
   ASSERT_EQ(api(a).post(path, {{"name", "GOES"}, {"value", "x"}}).status, 201);
   ASSERT_EQ(api(a).post(path, {{"name", "STAYS"}, {"value", "y"}}).status, 201);
   auto r = api(a).del(path + "/GOES");
@@ -137,8 +140,9 @@ TEST_F(ApiSecrets, DeleteIs204ThenTheSecretIsGone) {
 
 TEST_F(ApiSecrets, NamesAndScopesAreChecked) {
   auto a = makeAccount(*server, "scrules");
-  auto path = projectWithSecrets(a, "app");
-  for (std::string name : {"api_key", "Api_Key", "1ABC", "MY-VAR", "MY VAR", "A.B", "", "\xc3\x84BC"}) {
+  auto path = projectWithSecrets(a, "web");
+  for (std::string name :
+       {"api_key", "Api_Key", "1ABC", "MY-VAR", "MY VAR", "A.B", "", "\xc3\x84" "BC"}) {
     auto r = api(a).post(path, {{"name", name}, {"value", "v"}});
     EXPECT_EQ(r.status, 400) << "'" << name << "': " << r.body;
     EXPECT_EQ(errorText(r), kBadName) << "'" << name << "'";
@@ -163,7 +167,7 @@ TEST_F(ApiSecrets, NamesAndScopesAreChecked) {
 
 TEST_F(ApiSecrets, BodyErrorsComeFromTheHttpLayer) {
   auto a = makeAccount(*server, "scbodies");
-  auto path = projectWithSecrets(a, "app");
+  auto path = projectWithSecrets(a, "web");
   auto r = api(a).post(path, {{"value", "v"}});
   EXPECT_EQ(r.status, 422) << r.body;
   EXPECT_EQ(r.body, "missing field: name");
@@ -181,17 +185,17 @@ TEST_F(ApiSecrets, BodyErrorsComeFromTheHttpLayer) {
 
 TEST_F(ApiSecrets, SettingASecretFiresSecretChanged) {
   auto a = makeAccount(*server, "schook");
-  auto path = projectWithSecrets(a, "app");
-  const std::string name = "app-schook";
+  auto path = projectWithSecrets(a, "web");
+  const std::string name = "web-schook";
   EXPECT_TRUE(hookEvents(*server, "project.secret_changed", name).empty());
   ASSERT_EQ(api(a).post(path, {{"name", "FIRST"}, {"value", "1"}}).status, 201);
-  EXPECT_TRUE(eventually(
-      [&] { return hookEvents(*server, "project.secret_changed", name).size() == 1; },
-      std::chrono::seconds(5)));
+  EXPECT_TRUE(
+      eventually([&] { return hookEvents(*server, "project.secret_changed", name).size() == 1; },
+                 std::chrono::seconds(5)));
   ASSERT_EQ(api(a).post(path, {{"name", "FIRST"}, {"value", "2"}}).status, 201);
-  EXPECT_TRUE(eventually(
-      [&] { return hookEvents(*server, "project.secret_changed", name).size() == 2; },
-      std::chrono::seconds(5)));
+  EXPECT_TRUE(
+      eventually([&] { return hookEvents(*server, "project.secret_changed", name).size() == 2; },
+                 std::chrono::seconds(5)));
   // A refused set fires nothing.
   ASSERT_EQ(api(a).post(path, {{"name", "lower"}, {"value", "3"}}).status, 400);
   EXPECT_EQ(hookEvents(*server, "project.secret_changed", name).size(), 2u);
@@ -215,14 +219,14 @@ TEST(ApiSecretsWithoutAKey, EverySecretRouteAnswers501) {
   BerthdProcess server(options);
   server.start();
   auto a = makeAccount(server, "scnokey");
-  mustCreate(server.api(a.token), "app");
-  const std::string path = "/projects/app-scnokey/secrets";
+  mustCreate(server.api(a.token), "web");
+  const std::string path = "/projects/web-scnokey/secrets";
   auto api = server.api(a.token);
-  for (auto r : {api.get(path), api.post(path, {{"name", "X"}, {"value", "v"}}),
-                 api.del(path + "/X")}) {
+  for (auto r :
+       {api.get(path), api.post(path, {{"name", "X"}, {"value", "v"}}), api.del(path + "/X")}) {
     EXPECT_EQ(r.status, 501) << r.body;
     EXPECT_EQ(errorText(r), "secrets are not configured on this server");
   }
   // The rest of the plugin works.
-  EXPECT_EQ(api.get("/projects/app-scnokey").status, 200);
+  EXPECT_EQ(api.get("/projects/web-scnokey").status, 200);
 }

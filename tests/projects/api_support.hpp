@@ -110,7 +110,8 @@ inline std::vector<std::string> listedNames(const ApiClient& api) {
   if (r.status != 200)
     throw std::runtime_error("GET /projects: " + std::to_string(r.status) + " " + r.body);
   std::vector<std::string> names;
-  for (const auto& p : r.json().at("projects")) names.push_back(p.at("name").get<std::string>());
+  auto listed = r.json();  // must outlive the loop
+  for (const auto& p : listed.at("projects")) names.push_back(p.at("name").get<std::string>());
   return names;
 }
 
@@ -118,13 +119,14 @@ inline bool contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
 
-inline int64_t nowSeconds() { return static_cast<int64_t>(std::time(nullptr)); }
+inline int64_t nowSeconds() {
+  return static_cast<int64_t>(std::time(nullptr));
+}
 
 // ---- the projecthooks fixture plugin ---------------------------------------------------------
 
 // Events recorded by projecthooks whose payload mentions `project` (as a JSON string value).
-inline std::vector<nlohmann::json> hookEvents(const BerthdProcess& server,
-                                              const std::string& event,
+inline std::vector<nlohmann::json> hookEvents(const BerthdProcess& server, const std::string& event,
                                               const std::string& project) {
   auto r = server.api().get("/projecthooks/events");
   if (r.status != 200)
@@ -132,7 +134,8 @@ inline std::vector<nlohmann::json> hookEvents(const BerthdProcess& server,
                              r.body);
   std::vector<nlohmann::json> out;
   std::string needle = "\"" + project + "\"";
-  for (const auto& e : r.json().at("events"))
+  auto listed = r.json();  // must outlive the loop
+  for (const auto& e : listed.at("events"))
     if (e.at("event") == event && e.at("payload").dump().find(needle) != std::string::npos)
       out.push_back(e);
   return out;

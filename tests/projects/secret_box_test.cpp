@@ -91,7 +91,9 @@ TEST(SecretBox, SealedFormatIsBase64OfVersionNonceCiphertextTag) {
     ASSERT_EQ(raw.size(), 1 + 12 + size + 16);
     EXPECT_EQ(static_cast<unsigned char>(raw[0]), 0x01);
     // The plaintext must not appear as is.
-    if (size >= 4) EXPECT_EQ(raw.find(std::string(size, 'p')), std::string::npos);
+    if (size >= 4) {
+      EXPECT_EQ(raw.find(std::string(size, 'p')), std::string::npos);
+    }
   }
 }
 

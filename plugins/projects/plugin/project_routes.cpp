@@ -141,7 +141,6 @@ class ProjectHandlers {
           "INSERT INTO projects.projects (id, name, label, account_id, status) "
           "VALUES ($1, $2, $3, $4, 'creating')",
           id, name, check.label, account.id);
-      tx.commit();
     });
 
     ProjectDatabase database;

@@ -76,6 +76,7 @@ class ProjectsPlugin final : public berth::Plugin {
     std::string cluster = config.value("cluster_url", "");
     if (cluster.empty()) cluster = services.coreSetting("database.url").value_or("");
     context_.databases = std::make_unique<ProjectDatabases>(cluster);
+    context_.databases->closeOtherDatabases();
     publishCustomHosts(context_);
   }
 

@@ -8,8 +8,9 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstring>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace berth::projects {
 namespace {
@@ -69,10 +70,7 @@ Resolver parseResolver(const std::string& text) {
 class ResolverState {
  public:
   ResolverState() {
-    if (res_ninit(&state_) != 0) {
-      res_nclose(&state_);
-      throw DnsError("the DNS resolver could not be initialised");
-    }
+    if (res_ninit(&state_) != 0) throw DnsError("the DNS resolver could not be initialised");
   }
   ~ResolverState() { res_nclose(&state_); }
   ResolverState(const ResolverState&) = delete;
@@ -103,14 +101,13 @@ bool plausibleName(const std::string& name) {
 
 // TXT RDATA is one or more <length><bytes> character-strings; a record is their
 // concatenation (how SPF and verification tokens longer than 255 bytes are carried).
-std::string txtRecord(const ns_rr& rr, const std::string& name) {
+std::string txtRecord(const ns_rr& rr, const std::string& who, const std::string& name) {
   const unsigned char* p = ns_rr_rdata(rr);
   const unsigned char* end = p + ns_rr_rdlen(rr);
   std::string text;
   while (p < end) {
     size_t len = *p++;
-    if (len > size_t(end - p))
-      throw DnsError("the DNS answer for " + name + " has a malformed TXT record");
+    if (len > size_t(end - p)) throw DnsError(who + " sent a malformed TXT record for " + name);
     text.append(reinterpret_cast<const char*>(p), len);
     p += len;
   }
@@ -153,7 +150,7 @@ std::vector<std::string> lookupTxt(const std::string& name, const std::string& r
     }
   }
   if (static_cast<size_t>(n) > answer.size())
-    throw DnsError("the DNS answer for " + name + " from " + who + " is too large");
+    throw DnsError(who + " sent an answer too large to read for " + name);
 
   ns_msg msg;
   if (ns_initparse(answer.data(), n, &msg) != 0)
@@ -166,7 +163,7 @@ std::vector<std::string> lookupTxt(const std::string& name, const std::string& r
       throw DnsError(who + " sent a malformed answer for " + name);
     // CNAMEs on the way to the name, and anything else, are not ours to read.
     if (ns_rr_type(rr) != ns_t_txt || ns_rr_class(rr) != ns_c_in) continue;
-    records.push_back(txtRecord(rr, name));
+    records.push_back(txtRecord(rr, who, name));
   }
   return records;
 }

@@ -57,8 +57,8 @@ std::string usableBase(std::string_view label) {
   return base.empty() ? std::string("project") : base;
 }
 
-// Uniform in [0, bound) from the OS's secure generator; names must not be predictable enough
-// for one account to guess another's next suggestion, and modulo bias is rejected away.
+// Uniform in [0, bound) from a secure generator, so suggestions cannot be predicted from
+// earlier ones; draws past the last whole multiple of bound are rejected to avoid modulo bias.
 std::uint32_t secureBelow(std::uint32_t bound) {
   const std::uint32_t limit = UINT32_MAX - (UINT32_MAX % bound);
   for (;;) {

@@ -27,6 +27,11 @@ class ProjectDatabases {
   // Terminates the database's sessions, DROP DATABASE IF EXISTS, DROP ROLE IF EXISTS.
   void drop(const std::string& database, const std::string& role);
 
+  // Revokes PUBLIC's CONNECT and TEMPORARY on every database of the cluster that is not a
+  // project's (postgres, the control plane, template1), so a project's role reaches only its
+  // own database. Idempotent; run at start.
+  void closeOtherDatabases();
+
   // pg_database_size, 0 when the database does not exist.
   int64_t sizeBytes(const std::string& database);
 
