@@ -20,7 +20,9 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-double ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+double ms(Clock::duration d) {
+  return std::chrono::duration<double, std::milli>(d).count();
+}
 
 double percentile(std::vector<double> v, double p) {
   std::sort(v.begin(), v.end());
@@ -110,8 +112,9 @@ int main(int argc, char** argv) {
     bytes = r.body.size();
     if (r.status != 200) return 1;
   }
-  std::printf("GET /projects with %d projects (%zu bytes), 200 requests: p50 %.1f ms, p99 %.1f ms "
-              "(goal p99 < 20 ms); %d projects made in %.1f s\n",
-              many, bytes, percentile(list_ms, 0.5), percentile(list_ms, 0.99), many, made_s);
+  std::printf(
+      "GET /projects with %d projects (%zu bytes), 200 requests: p50 %.1f ms, p99 %.1f ms "
+      "(goal p99 < 20 ms); %d projects made in %.1f s\n",
+      many, bytes, percentile(list_ms, 0.5), percentile(list_ms, 0.99), many, made_s);
   return 0;
 }

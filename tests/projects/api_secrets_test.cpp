@@ -141,8 +141,9 @@ TEST_F(ApiSecrets, DeleteIs204ThenTheSecretIsGone) {
 TEST_F(ApiSecrets, NamesAndScopesAreChecked) {
   auto a = makeAccount(*server, "scrules");
   auto path = projectWithSecrets(a, "web");
-  for (std::string name :
-       {"api_key", "Api_Key", "1ABC", "MY-VAR", "MY VAR", "A.B", "", "\xc3\x84" "BC"}) {
+  for (std::string name : {"api_key", "Api_Key", "1ABC", "MY-VAR", "MY VAR", "A.B", "",
+                           "\xc3\x84"
+                           "BC"}) {
     auto r = api(a).post(path, {{"name", name}, {"value", "v"}});
     EXPECT_EQ(r.status, 400) << "'" << name << "': " << r.body;
     EXPECT_EQ(errorText(r), kBadName) << "'" << name << "'";

@@ -121,9 +121,13 @@ core::ExitStatus BerthdProcess::terminate(std::chrono::milliseconds timeout) {
   return *status;
 }
 
-bool BerthdProcess::running() { return child_.pid() > 0 && child_.running(); }
+bool BerthdProcess::running() {
+  return child_.pid() > 0 && child_.running();
+}
 
-std::string BerthdProcess::output() const { return readFile(output_file_); }
+std::string BerthdProcess::output() const {
+  return readFile(output_file_);
+}
 
 core::RunResult BerthdProcess::admin(const std::vector<std::string>& args) const {
   std::vector<std::string> argv = {BERTH_TEST_BERTHD, "--config", config_file_};

@@ -12,11 +12,11 @@ namespace berth::testing {
 
 struct BerthdOptions {
   std::vector<std::string> plugins = {"projects"};
-  std::string plugin_dir;   // empty: the build's plugins and the test plugins, side by side
-  std::string extra_yaml;   // appended to the generated berth.yaml (plugin sections ...)
-  std::vector<std::string> set;  // --set key=value
+  std::string plugin_dir;          // empty: the build's plugins and the test plugins, side by side
+  std::string extra_yaml;          // appended to the generated berth.yaml (plugin sections ...)
+  std::vector<std::string> set;    // --set key=value
   bool embedded_database = false;  // leave database.url empty: berthd starts its own cluster
-  std::string data_dir;     // reuse a data_dir (second start); empty: a fresh temp dir
+  std::string data_dir;            // reuse a data_dir (second start); empty: a fresh temp dir
 };
 
 class BerthdProcess {

@@ -31,7 +31,9 @@ size_t collectHeader(char* data, size_t size, size_t n, void* out) {
 
 }  // namespace
 
-nlohmann::json HttpResult::json() const { return nlohmann::json::parse(body, nullptr, false); }
+nlohmann::json HttpResult::json() const {
+  return nlohmann::json::parse(body, nullptr, false);
+}
 
 std::string HttpResult::header(const std::string& name) const {
   auto it = headers.find(name);
@@ -88,7 +90,9 @@ HttpResult ApiClient::get(const std::string& path, std::vector<std::string> head
   return raw("GET", path, "", std::move(headers));
 }
 
-HttpResult ApiClient::del(const std::string& path) const { return raw("DELETE", path, ""); }
+HttpResult ApiClient::del(const std::string& path) const {
+  return raw("DELETE", path, "");
+}
 
 HttpResult ApiClient::post(const std::string& path, const nlohmann::json& body) const {
   return raw("POST", path, body.dump(), {"Content-Type: application/json"});

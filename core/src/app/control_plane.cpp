@@ -12,8 +12,7 @@ ControlPlane ControlPlane::open(const Settings& settings) {
   std::string url = settings.database.url;
   if (url.empty()) {
     std::filesystem::create_directories(settings.data_dir);
-    cp.embedded =
-        std::make_unique<EmbeddedPostgres>(settings.data_dir + "/pg", settings.database);
+    cp.embedded = std::make_unique<EmbeddedPostgres>(settings.data_dir + "/pg", settings.database);
     url = cp.embedded->start();
     logLine(*getLogger("db"), spdlog::level::info, "", "",
             "embedded PostgreSQL ready on port " + std::to_string(cp.embedded->port()));
@@ -31,14 +30,17 @@ void ControlPlane::close() {
 
 uint64_t parseByteSize(const std::string& value, const std::string& key, const std::string& file) {
   size_t digits = 0;
-  while (digits < value.size() && std::isdigit(static_cast<unsigned char>(value[digits])))
-    ++digits;
+  while (digits < value.size() && std::isdigit(static_cast<unsigned char>(value[digits]))) ++digits;
   std::string unit = value.substr(digits);
   uint64_t scale = 1;
-  if (unit == "k" || unit == "K") scale = 1024;
-  else if (unit == "m" || unit == "M") scale = 1024 * 1024;
-  else if (unit == "g" || unit == "G") scale = 1024ull * 1024 * 1024;
-  else if (!unit.empty()) digits = 0;
+  if (unit == "k" || unit == "K")
+    scale = 1024;
+  else if (unit == "m" || unit == "M")
+    scale = 1024 * 1024;
+  else if (unit == "g" || unit == "G")
+    scale = 1024ull * 1024 * 1024;
+  else if (!unit.empty())
+    digits = 0;
   if (digits == 0 || digits > 12)
     throw ConfigError(file + ": " + key + ": expected a size such as 2m, 512k or 1048576, got \"" +
                       value + "\"");

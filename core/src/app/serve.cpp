@@ -103,10 +103,11 @@ int runServe(const Settings& settings) {
 
   EdgeLayout layout = edgeLayout(settings, router, backend.port(), hosts.customHosts());
   AccessLogReceiver access(layout.access_log_socket, [&](const AccessEntry& e) {
-    nlohmann::json j = {{"request_id", e.request_id}, {"host", e.host},   {"method", e.method},
-                        {"path", e.path},             {"status", e.status}, {"seconds", e.seconds},
-                        {"bytes", e.bytes_sent},      {"edge", e.edge},     {"remote", e.remote},
-                        {"at", e.at}};
+    nlohmann::json j = {{"request_id", e.request_id}, {"host", e.host},
+                        {"method", e.method},         {"path", e.path},
+                        {"status", e.status},         {"seconds", e.seconds},
+                        {"bytes", e.bytes_sent},      {"edge", e.edge},
+                        {"remote", e.remote},         {"at", e.at}};
     plugins.fireHook("edge.access", j.dump());
   });
   std::filesystem::create_directories(layout.runtime_dir);

@@ -66,6 +66,20 @@ int roleValue(const std::string& role) {
   return 0;
 }
 
+// The id of the user with that e-mail, or AccountError.
+std::string userId(Pool& pool, const std::string& email) {
+  auto r = pool.exec("SELECT id FROM core.accounts WHERE email = $1 AND kind = 'user'", {email});
+  if (r.rows() == 0) throw AccountError("no account with e-mail " + email);
+  return r.value(0, 0);
+}
+
+// The id of the team with that slug, or AccountError.
+std::string teamId(Pool& pool, const std::string& slug) {
+  auto r = pool.exec("SELECT id FROM core.accounts WHERE slug = $1 AND kind = 'team'", {slug});
+  if (r.rows() == 0) throw AccountError("no team with slug " + slug);
+  return r.value(0, 0);
+}
+
 }  // namespace
 
 std::string sha256Hex(const std::string& data) {
@@ -82,8 +96,7 @@ std::string sha256Hex(const std::string& data) {
 }
 
 std::string randomAlnum(size_t length) {
-  static const char alphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
   std::string out;
   while (out.size() < length) {
     unsigned char b[64];
@@ -146,9 +159,7 @@ Account Accounts::createAccount(const std::string& email_in, const std::string& 
 std::string Accounts::createToken(const std::string& email_in, const std::string& name_in,
                                   std::optional<int> expires_in_days) {
   std::string email = lowerTrim(email_in);
-  auto r = pool_.exec("SELECT id FROM core.accounts WHERE email = $1 AND kind = 'user'", {email});
-  if (r.rows() == 0) throw AccountError("no account with e-mail " + email);
-  std::string account_id = r.value(0, 0);
+  std::string account_id = userId(pool_, email);
   if (expires_in_days && *expires_in_days <= 0)
     throw AccountError("--expires-in-days must be a positive number of days");
   std::string name = name_in.empty() ? "token-" + randomHex(3) : name_in;
@@ -169,12 +180,11 @@ std::string Accounts::createToken(const std::string& email_in, const std::string
 
 void Accounts::revokeToken(const std::string& email_in, const std::string& name) {
   std::string email = lowerTrim(email_in);
-  auto a = pool_.exec("SELECT id FROM core.accounts WHERE email = $1 AND kind = 'user'", {email});
-  if (a.rows() == 0) throw AccountError("no account with e-mail " + email);
+  std::string account_id = userId(pool_, email);
   auto r = pool_.exec(
       "UPDATE core.tokens SET revoked_at = $3 WHERE account_id = $1 AND name = $2 "
       "AND revoked_at IS NULL",
-      {a.value(0, 0), name, std::to_string(nowSeconds())});
+      {account_id, name, std::to_string(nowSeconds())});
   if (r.affected() == 0) throw AccountError("no active token named " + name + " for " + email);
 }
 
@@ -211,34 +221,27 @@ void Accounts::addMember(const std::string& team_slug, const std::string& email_
   if (role != "admin" && role != "member")
     throw AccountError("a role is admin or member, not " + role);
   std::string email = lowerTrim(email_in);
-  auto team = pool_.exec("SELECT id FROM core.accounts WHERE slug = $1 AND kind = 'team'",
-                         {team_slug});
-  if (team.rows() == 0) throw AccountError("no team with slug " + team_slug);
-  auto user = pool_.exec("SELECT id FROM core.accounts WHERE email = $1 AND kind = 'user'", {email});
-  if (user.rows() == 0) throw AccountError("no account with e-mail " + email);
-  auto existing = pool_.exec("SELECT role FROM core.memberships WHERE team_id = $1 AND user_id = $2",
-                             {team.value(0, 0), user.value(0, 0)});
+  std::string team = teamId(pool_, team_slug);
+  std::string user = userId(pool_, email);
+  auto existing = pool_.exec(
+      "SELECT role FROM core.memberships WHERE team_id = $1 AND user_id = $2", {team, user});
   if (existing.rows() > 0 && existing.value(0, 0) == "owner")
     throw AccountError(email + " owns the team " + team_slug + "; the owner's role stays");
   pool_.exec(
       "INSERT INTO core.memberships (team_id, user_id, role) VALUES ($1, $2, $3) "
       "ON CONFLICT (team_id, user_id) DO UPDATE SET role = EXCLUDED.role",
-      {team.value(0, 0), user.value(0, 0), role});
+      {team, user, role});
 }
 
 void Accounts::removeMember(const std::string& team_slug, const std::string& email_in) {
   std::string email = lowerTrim(email_in);
-  auto team = pool_.exec("SELECT id FROM core.accounts WHERE slug = $1 AND kind = 'team'",
-                         {team_slug});
-  if (team.rows() == 0) throw AccountError("no team with slug " + team_slug);
-  auto user = pool_.exec("SELECT id FROM core.accounts WHERE email = $1 AND kind = 'user'", {email});
-  if (user.rows() == 0) throw AccountError("no account with e-mail " + email);
+  std::string team = teamId(pool_, team_slug);
+  std::string user = userId(pool_, email);
   auto role = pool_.exec("SELECT role FROM core.memberships WHERE team_id = $1 AND user_id = $2",
-                         {team.value(0, 0), user.value(0, 0)});
+                         {team, user});
   if (role.rows() == 0) throw AccountError(email + " is not a member of " + team_slug);
   if (role.value(0, 0) == "owner") throw AccountError("the owner cannot leave the team");
-  pool_.exec("DELETE FROM core.memberships WHERE team_id = $1 AND user_id = $2",
-             {team.value(0, 0), user.value(0, 0)});
+  pool_.exec("DELETE FROM core.memberships WHERE team_id = $1 AND user_id = $2", {team, user});
 }
 
 TokenCheck Accounts::checkToken(const std::string& token) {
@@ -268,9 +271,9 @@ TokenCheck Accounts::checkToken(const std::string& token) {
 }
 
 std::optional<Account> Accounts::find(const std::string& id_or_slug) {
-  auto r = pool_.exec(std::string("SELECT ") + kAccountColumns +
-                          " FROM core.accounts WHERE id = $1 OR slug = $1",
-                      {id_or_slug});
+  auto r = pool_.exec(
+      std::string("SELECT ") + kAccountColumns + " FROM core.accounts WHERE id = $1 OR slug = $1",
+      {id_or_slug});
   if (r.rows() == 0) return std::nullopt;
   return accountFromRow(r, 0);
 }

@@ -23,7 +23,7 @@ struct Account {
   std::string email;  // empty for teams
   std::string plan;
   bool is_team = false;
-  int role = 2;       // in membership listings (berth_role)
+  int role = 2;  // in membership listings (berth_role)
   int64_t created_at = 0;
 };
 
@@ -36,8 +36,7 @@ class Accounts {
  public:
   Accounts(Pool& pool, const Settings& settings) : pool_(pool), settings_(settings) {}
 
-  Account createAccount(const std::string& email, const std::string& plan,
-                        const std::string& slug);
+  Account createAccount(const std::string& email, const std::string& plan, const std::string& slug);
   // Returns the token text (bth_...); only its SHA-256 digest is stored.
   std::string createToken(const std::string& email, const std::string& name,
                           std::optional<int> expires_in_days);

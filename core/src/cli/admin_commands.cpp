@@ -15,8 +15,10 @@ namespace berth::core {
 namespace {
 
 nlohmann::json accountJson(const Account& a) {
-  nlohmann::json j = {{"id", a.id},     {"slug", a.slug},
-                      {"plan", a.plan}, {"kind", a.is_team ? "team" : "user"},
+  nlohmann::json j = {{"id", a.id},
+                      {"slug", a.slug},
+                      {"plan", a.plan},
+                      {"kind", a.is_team ? "team" : "user"},
                       {"created_at", a.created_at}};
   if (!a.email.empty()) j["email"] = a.email;
   return j;
@@ -39,9 +41,9 @@ std::optional<int> optionalInt(const CommandLine& cl, const std::string& name) {
 
 int runAdminCommand(const CommandLine& cl, const Settings& settings) {
   const std::string cmd = cl.command();
-  static const std::vector<std::string> known = {
-      "migrate",     "account create", "token create", "token revoke",
-      "team create", "team add",       "team remove"};
+  static const std::vector<std::string> known = {"migrate",      "account create", "token create",
+                                                 "token revoke", "team create",    "team add",
+                                                 "team remove"};
   if (std::find(known.begin(), known.end(), cmd) == known.end())
     throw UsageError("unknown command: " + cmd);
 
@@ -73,8 +75,8 @@ int runAdminCommand(const CommandLine& cl, const Settings& settings) {
     out = accountJson(accounts.createTeam(cl.require("slug"), cl.require("owner"), cl.get("plan")));
   } else if (cmd == "team add") {
     accounts.addMember(cl.require("team"), cl.require("email"), cl.require("role"));
-    out = {{"team", cl.require("team")}, {"email", cl.require("email")},
-           {"role", cl.require("role")}};
+    out = {
+        {"team", cl.require("team")}, {"email", cl.require("email")}, {"role", cl.require("role")}};
   } else if (cmd == "team remove") {
     accounts.removeMember(cl.require("team"), cl.require("email"));
     out = {{"team", cl.require("team")}, {"email", cl.require("email")}, {"removed", true}};

@@ -27,8 +27,7 @@ std::string CommandLine::command() const {
 
 std::string CommandLine::require(const std::string& option) const {
   auto it = options.find(option);
-  if (it == options.end() || it->second.empty())
-    throw UsageError(command() + " needs --" + option);
+  if (it == options.end() || it->second.empty()) throw UsageError(command() + " needs --" + option);
   return it->second;
 }
 

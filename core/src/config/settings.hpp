@@ -24,40 +24,40 @@ struct ListenAddress {
 };
 
 struct DatabaseSettings {
-  std::string url;             // empty: embedded cluster under data_dir/pg
+  std::string url;  // empty: embedded cluster under data_dir/pg
   int pool_size = 8;
-  int embedded_port = 0;       // 0: pick a free loopback port on first start, then keep it
-  std::string embedded_user;   // OS user that runs the embedded cluster when berthd is root
-  std::string pg_bin_dir;      // empty: found from pg_config / /usr/lib/postgresql/*/bin
+  int embedded_port = 0;      // 0: pick a free loopback port on first start, then keep it
+  std::string embedded_user;  // OS user that runs the embedded cluster when berthd is root
+  std::string pg_bin_dir;     // empty: found from pg_config / /usr/lib/postgresql/*/bin
   int connect_timeout_seconds = 5;
 };
 
 struct LogSettings {
-  std::string level = "info";  // debug | info | warn | error
-  std::string format = "text"; // text | json
-  std::string file;            // empty: stderr
+  std::string level = "info";   // debug | info | warn | error
+  std::string format = "text";  // text | json
+  std::string file;             // empty: stderr
 };
 
 struct EdgeSettings {
   std::string nginx = "nginx";  // binary
   int worker_processes = 2;
-  int backend_port = 0;         // 0: a free loopback port for the Pistache backend
+  int backend_port = 0;  // 0: a free loopback port for the Pistache backend
   int backend_threads = 4;
   std::string json_body_limit = "2m";
 };
 
 struct PluginsSettings {
-  std::string dir;                    // folder of libberth_<id>.so
-  std::vector<std::string> enabled;   // ids to load
+  std::string dir;                   // folder of libberth_<id>.so
+  std::vector<std::string> enabled;  // ids to load
 };
 
 struct Settings {
-  std::string file;                   // the file read (for error messages)
-  ListenAddress listen;               // server.listen
+  std::string file;                             // the file read (for error messages)
+  ListenAddress listen;                         // server.listen
   std::optional<ListenAddress> project_listen;  // server.project_listen (project traffic only)
   std::string apps_domain = "localhost";
-  int drain_seconds = 10;             // server.drain_seconds
-  std::string data_dir = "var";       // absolute after loading
+  int drain_seconds = 10;        // server.drain_seconds
+  std::string data_dir = "var";  // absolute after loading
   DatabaseSettings database;
   LogSettings log;
   EdgeSettings edge;

@@ -48,13 +48,13 @@ struct AccessEntry {
   std::string request_id;
   std::string host;
   std::string method;
-  std::string path;    // with query string
+  std::string path;  // with query string
   int status = 0;
   double seconds = 0;  // request time
   uint64_t bytes_sent = 0;
-  std::string edge;    // "project" or "api"
+  std::string edge;  // "project" or "api"
   std::string remote;
-  int64_t at = 0;      // unix seconds
+  int64_t at = 0;  // unix seconds
 };
 
 // Reads nginx's syslog datagrams from a unix socket and hands each parsed entry to the callback

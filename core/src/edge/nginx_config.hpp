@@ -11,8 +11,8 @@ namespace berth::core {
 // A management route whose body is raw bytes, spooled by nginx to a file and handed to berthd
 // by path (header X-Berth-Body-File), with its own size limit.
 struct SpooledRoute {
-  std::string method;     // "POST"
-  std::string path;       // the route pattern, ":param" and "*rest" segments
+  std::string method;  // "POST"
+  std::string path;    // the route pattern, ":param" and "*rest" segments
   uint64_t max_body_bytes;
 };
 
@@ -29,7 +29,7 @@ struct EdgeLayout {
   uint64_t project_body_limit = 256ull * 1024 * 1024;
   std::vector<SpooledRoute> spooled_routes;
   int worker_processes = 2;
-  std::string worker_user;                     // "user" directive (only when root); may be empty
+  std::string worker_user;  // "user" directive (only when root); may be empty
 };
 
 // The nginx.conf text. Contract with berthd:

@@ -43,8 +43,7 @@ std::shared_ptr<HttpRequest> copyRequest(const Http::Request& req) {
     h->write(value);
     out->headers[lower(h->name())] = value.str();
   }
-  for (const auto& [name, raw] : req.headers().rawList())
-    out->headers[lower(name)] = raw.value();
+  for (const auto& [name, raw] : req.headers().rawList()) out->headers[lower(name)] = raw.value();
 
   // The edge passes the URI exactly as the client sent it, so repeated and ordered query
   // parameters survive (Pistache keeps them in a hash map).
@@ -149,7 +148,9 @@ BackendServer::BackendServer(const Dispatcher& dispatcher, int threads, size_t m
   state_->dispatcher = &dispatcher;
 }
 
-BackendServer::~BackendServer() { stop(); }
+BackendServer::~BackendServer() {
+  stop();
+}
 
 void BackendServer::start(uint16_t port) {
   endpoint_ = std::make_unique<Http::Endpoint>(Address(IP::loopback(), Port(port)));
@@ -163,7 +164,9 @@ void BackendServer::start(uint16_t port) {
   port_ = static_cast<uint16_t>(endpoint_->getPort());
 }
 
-void BackendServer::beginDrain() { state_->draining.store(true); }
+void BackendServer::beginDrain() {
+  state_->draining.store(true);
+}
 
 bool BackendServer::waitIdle(std::chrono::milliseconds timeout) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -182,6 +185,8 @@ void BackendServer::stop() {
   endpoint_.reset();
 }
 
-int BackendServer::inFlight() const { return state_->in_flight.load(); }
+int BackendServer::inFlight() const {
+  return state_->in_flight.load();
+}
 
 }  // namespace berth::core

@@ -10,9 +10,9 @@ namespace berth::core {
 
 bool isJsonContentType(const std::string& content_type) {
   std::string mime = content_type.substr(0, content_type.find(';'));
-  mime.erase(std::remove_if(mime.begin(), mime.end(),
-                            [](unsigned char c) { return std::isspace(c); }),
-             mime.end());
+  mime.erase(
+      std::remove_if(mime.begin(), mime.end(), [](unsigned char c) { return std::isspace(c); }),
+      mime.end());
   std::transform(mime.begin(), mime.end(), mime.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return mime == "application/json";
@@ -22,24 +22,36 @@ namespace {
 
 const char* typeName(int type) {
   switch (type) {
-    case BERTH_FIELD_STRING: return "a string";
-    case BERTH_FIELD_BOOL: return "a boolean";
-    case BERTH_FIELD_INT: return "an integer";
-    case BERTH_FIELD_ARRAY: return "an array";
-    case BERTH_FIELD_OBJECT: return "an object";
-    case BERTH_FIELD_NUMBER: return "a number";
+    case BERTH_FIELD_STRING:
+      return "a string";
+    case BERTH_FIELD_BOOL:
+      return "a boolean";
+    case BERTH_FIELD_INT:
+      return "an integer";
+    case BERTH_FIELD_ARRAY:
+      return "an array";
+    case BERTH_FIELD_OBJECT:
+      return "an object";
+    case BERTH_FIELD_NUMBER:
+      return "a number";
   }
   return "a value";
 }
 
 bool hasType(const nlohmann::json& v, int type) {
   switch (type) {
-    case BERTH_FIELD_STRING: return v.is_string();
-    case BERTH_FIELD_BOOL: return v.is_boolean();
-    case BERTH_FIELD_INT: return v.is_number_integer();
-    case BERTH_FIELD_ARRAY: return v.is_array();
-    case BERTH_FIELD_OBJECT: return v.is_object();
-    case BERTH_FIELD_NUMBER: return v.is_number();
+    case BERTH_FIELD_STRING:
+      return v.is_string();
+    case BERTH_FIELD_BOOL:
+      return v.is_boolean();
+    case BERTH_FIELD_INT:
+      return v.is_number_integer();
+    case BERTH_FIELD_ARRAY:
+      return v.is_array();
+    case BERTH_FIELD_OBJECT:
+      return v.is_object();
+    case BERTH_FIELD_NUMBER:
+      return v.is_number();
   }
   return true;
 }

@@ -28,8 +28,8 @@ void Dispatcher::dispatch(std::shared_ptr<HttpRequest> request, Reply reply) con
   RouteMatch match = router_.match(request->method, request->path, request->project_traffic);
 
   if (match.kind == RouteMatch::Kind::NotFound) {
-    reply(HttpResponse::error(404, request->project_traffic ? "nothing is served here"
-                                                            : "no such route"));
+    reply(HttpResponse::error(
+        404, request->project_traffic ? "nothing is served here" : "no such route"));
     return;
   }
   if (match.kind == RouteMatch::Kind::MethodNotAllowed) {

@@ -25,8 +25,8 @@ std::string HostRouting::normalise(const std::string& host_header) {
 
 bool HostRouting::isProjectHost(const std::string& host) const {
   std::string suffix = "." + apps_domain_;
-  if (host.size() > suffix.size() && host.compare(host.size() - suffix.size(), suffix.size(),
-                                                  suffix) == 0) {
+  if (host.size() > suffix.size() &&
+      host.compare(host.size() - suffix.size(), suffix.size(), suffix) == 0) {
     std::string label = host.substr(0, host.size() - suffix.size());
     if (label == "api" || label.empty()) return false;
     return std::all_of(label.begin(), label.end(), [](char c) {

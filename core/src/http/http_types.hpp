@@ -19,15 +19,15 @@ struct Caller {
 };
 
 struct HttpRequest {
-  std::string method;       // "GET"
-  std::string raw_path;     // as sent, without query
-  std::string path;         // percent-decoded
-  std::string query;        // raw, without '?'
+  std::string method;                                             // "GET"
+  std::string raw_path;                                           // as sent, without query
+  std::string path;                                               // percent-decoded
+  std::string query;                                              // raw, without '?'
   std::vector<std::pair<std::string, std::string>> query_params;  // decoded, in order
   std::map<std::string, std::string> headers;                     // lower-case names
   std::string body;
-  std::string body_file;    // X-Berth-Body-File from the edge, or empty
-  std::string host;         // lower-case, without port
+  std::string body_file;  // X-Berth-Body-File from the edge, or empty
+  std::string host;       // lower-case, without port
   std::string request_id;
   std::string peer;
   bool project_traffic = false;

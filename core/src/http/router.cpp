@@ -85,8 +85,8 @@ RouteMatch Router::match(const std::string& method, const std::string& path,
     if (r->project_host != project_host) continue;
     std::map<std::string, std::string> params;
     if (!matchPattern(r->pattern, parts, path, params)) continue;
-    bool method_ok = r->method == method || r->method == "*" ||
-                     (method == "HEAD" && r->method == "GET");
+    bool method_ok =
+        r->method == method || r->method == "*" || (method == "HEAD" && r->method == "GET");
     if (!method_ok) {
       result.allowed.push_back(r->method);
       continue;

@@ -22,7 +22,7 @@ struct FieldRule {
 struct Route {
   std::string method;  // "GET" ... or "*" (project hosts: any method)
   std::string pattern;
-  std::string owner;   // plugin id or "core"
+  std::string owner;  // plugin id or "core"
   bool is_public = false;
   bool project_host = false;
   BodyKind body = BodyKind::None;

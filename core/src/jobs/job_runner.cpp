@@ -6,7 +6,9 @@ namespace berth::core {
 
 JobRunner::JobRunner(int threads) : threads_(threads < 1 ? 1 : threads) {}
 
-JobRunner::~JobRunner() { stop(); }
+JobRunner::~JobRunner() {
+  stop();
+}
 
 void JobRunner::start(std::vector<JobDecl> jobs) {
   auto now = std::chrono::steady_clock::now();

@@ -17,7 +17,7 @@ void initLogging(const LogSettings& settings);
 std::shared_ptr<spdlog::logger> getLogger(const std::string& name);
 
 // One line with its context. request_id and project may be empty.
-void logLine(spdlog::logger& logger, spdlog::level::level_enum level,
-             std::string_view request_id, std::string_view project, std::string_view message);
+void logLine(spdlog::logger& logger, spdlog::level::level_enum level, std::string_view request_id,
+             std::string_view project, std::string_view message);
 
 }  // namespace berth::core

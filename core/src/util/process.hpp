@@ -36,7 +36,7 @@ class Child {
   ~Child();  // kills (SIGKILL) and reaps a child still running
 
   pid_t pid() const { return pid_; }
-  bool running();                                  // reaps if it has exited
+  bool running();  // reaps if it has exited
   std::optional<ExitStatus> exitStatus() const { return status_; }
   void signal(int sig);
   // Waits up to timeout; returns the status, or nullopt when still running.

@@ -25,14 +25,16 @@ nlohmann::json summary(const Context& c, const ProjectRecord& p) {
 
 ProjectRecord byNameOrId(const Context& c, const nlohmann::json& request) {
   std::optional<ProjectRecord> p;
-  if (request.contains("id")) p = findReadyProjectById(c.db(), request["id"]);
-  else p = findReadyProject(c.db(), request.value("name", ""));
-  if (!p) throw Error::notFound("no project called " + request.value("name", request.value("id", "")));
+  if (request.contains("id"))
+    p = findReadyProjectById(c.db(), request["id"]);
+  else
+    p = findReadyProject(c.db(), request.value("name", ""));
+  if (!p)
+    throw Error::notFound("no project called " + request.value("name", request.value("id", "")));
   return *p;
 }
 
-bool reaches(const Context& c, const std::string& account_id, const ProjectRecord& p,
-             bool manage) {
+bool reaches(const Context& c, const std::string& account_id, const ProjectRecord& p, bool manage) {
   for (const auto& a : c.services->memberships(account_id))
     if (a.id == p.account_id) return !manage || a.canManage();
   return false;

@@ -1,11 +1,9 @@
 #include "domain_routes.hpp"
 
-#include <chrono>
-#include <random>
-
 #include "access.hpp"
 #include "dns_txt.hpp"
 #include "domain_rules.hpp"
+#include "random_text.hpp"
 
 namespace berth::projects {
 
@@ -15,19 +13,6 @@ using berth::Error;
 using berth::FieldType;
 using berth::Request;
 using berth::Responder;
-
-int64_t now() {
-  using namespace std::chrono;
-  return duration_cast<seconds>(system_clock::now().time_since_epoch()).count();
-}
-
-std::string randomToken() {
-  static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-  std::random_device random;
-  std::string token;
-  for (int i = 0; i < 32; ++i) token.push_back(alphabet[random() % 36]);
-  return token;
-}
 
 class DomainHandlers {
  public:
@@ -43,7 +28,7 @@ class DomainHandlers {
       c_.db().exec(
           "INSERT INTO projects.domains (host, project_id, token, created_at) "
           "VALUES ($1, $2, $3, $4)",
-          host, project.id, randomToken(), now());
+          host, project.id, randomLowerAlnum(32), nowSeconds());
     } catch (const berth::DbError& e) {
       if (e.isUniqueViolation())
         throw Error::conflict("the domain " + host + " is already on a project");
@@ -88,7 +73,7 @@ class DomainHandlers {
     c_.db().exec(
         "UPDATE projects.domains SET verified = true, verified_at = coalesce(verified_at, $3) "
         "WHERE host = $1 AND project_id = $2",
-        host, project.id, now());
+        host, project.id, nowSeconds());
     publishCustomHosts(c_);
     c_.logger().withProject(project.name).info(req, "domain " + host + " verified");
     resp.json(200, view(project, host));
@@ -99,8 +84,8 @@ class DomainHandlers {
     auto project = access.project(req.param("name"));
     std::string host = normaliseHost(req.param("host"));
     auto r = c_.db().exec(
-        "DELETE FROM projects.domains WHERE host = $1 AND project_id = $2 RETURNING verified",
-        host, project.id);
+        "DELETE FROM projects.domains WHERE host = $1 AND project_id = $2 RETURNING verified", host,
+        project.id);
     if (r.rows() == 0) throw Error::notFound("no domain called " + host);
     if (r.get<bool>(0, 0)) publishCustomHosts(c_);
     resp.noContent();
@@ -150,7 +135,8 @@ void registerDomainRoutes(berth::Registrar& r, const Context& context) {
   auto h = std::make_shared<DomainHandlers>(context);
   berth::RouteOptions add;
   add.fields = {{"host", FieldType::String, true}};
-  r.post("/projects/:name/domains", [h](const Request& q, Responder& s) { h->add(q, s); }, add);
+  r.post(
+      "/projects/:name/domains", [h](const Request& q, Responder& s) { h->add(q, s); }, add);
   r.get("/projects/:name/domains", [h](const Request& q, Responder& s) { h->list(q, s); });
   r.post("/projects/:name/domains/:host/verify",
          [h](const Request& q, Responder& s) { h->verify(q, s); });

@@ -1,6 +1,5 @@
 #include "project_routes.hpp"
 
-#include <random>
 #include <set>
 
 #include "access.hpp"
@@ -9,6 +8,7 @@
 #include "domain_routes.hpp"
 #include "names.hpp"
 #include "project_view.hpp"
+#include "random_text.hpp"
 #include "regions.hpp"
 
 namespace berth::projects {
@@ -27,21 +27,15 @@ std::set<std::string> labelsOf(const berth::Db& db, const std::string& account_i
   return labels;
 }
 
+// 24 characters of [a-z0-9]: the database and role are named p_<id>.
 std::string newProjectId() {
-  // 24 characters of [a-z0-9]: the database and role are named p_<id>.
-  static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-  std::random_device random;
-  std::string id;
-  while (id.size() < 24) {
-    unsigned v = random();
-    if (v < 4294967292u - (4294967292u % 36)) id.push_back(alphabet[v % 36]);
-  }
-  return id;
+  return randomLowerAlnum(24);
 }
 
 // The account a new project goes to: the caller's own, or the named team's.
 const berth::Account& targetAccount(const Access& access, const nlohmann::json& body) {
-  if (body.contains("team") && body["team"].is_string() && !body["team"].get<std::string>().empty()) {
+  if (body.contains("team") && body["team"].is_string() &&
+      !body["team"].get<std::string>().empty()) {
     std::string slug = body["team"];
     const berth::Account* team = access.team(slug);
     if (!team) throw Error::notFound("no team called " + slug);
@@ -100,8 +94,8 @@ class ProjectHandlers {
     Access access(c_, req);
     const nlohmann::json& body = req.json();
     const berth::Account& account = targetAccount(access, body);
-    NameCheck check = checkName(body.at("name").get<std::string>(), account.slug,
-                                c_.settings.reserved_names);
+    NameCheck check =
+        checkName(body.at("name").get<std::string>(), account.slug, c_.settings.reserved_names);
     if (!check.ok) throw Error::badRequest(check.problem);
     const std::string name = check.label + "-" + account.slug;
     const std::string id = newProjectId();
@@ -113,16 +107,15 @@ class ProjectHandlers {
       if (tx.exec("SELECT 1 FROM projects.projects WHERE name = $1", name).rows() > 0) {
         auto taken = labelsOf(c_.db(), account.id);
         taken.insert(check.label);
-        throw Error::conflict(
-            "you already have a project called " + check.label,
-            {{"suggestion",
-              suggestFreeName(check.label, account.slug, taken, c_.settings.reserved_names)}});
+        throw Error::conflict("you already have a project called " + check.label,
+                              {{"suggestion", suggestFreeName(check.label, account.slug, taken,
+                                                              c_.settings.reserved_names)}});
       }
       auto limit = c_.services->planProjectLimit(account.plan);
       if (limit) {
-        int64_t count = tx.exec("SELECT count(*) FROM projects.projects WHERE account_id = $1",
-                                account.id)
-                            .get<int64_t>(0, 0);
+        int64_t count =
+            tx.exec("SELECT count(*) FROM projects.projects WHERE account_id = $1", account.id)
+                .get<int64_t>(0, 0);
         if (count >= *limit)
           throw Error::forbidden("your plan (" + account.plan + ") allows " +
                                  std::to_string(*limit) +
@@ -218,14 +211,13 @@ class ProjectHandlers {
       c_.databases->drop(project.db_name, project.db_role);
     } catch (const std::exception& e) {
       c_.db().exec("UPDATE projects.projects SET status = 'ready' WHERE id = $1", project.id);
-      c_.logger().withProject(project.name).error(std::string("database not dropped: ") +
-                                                  e.what());
+      c_.logger().withProject(project.name).error(std::string("database not dropped: ") + e.what());
       throw Error::internal("could not remove the project's database; try again");
     }
-    bool had_domains = c_.db()
-                           .exec("SELECT 1 FROM projects.domains WHERE project_id = $1 AND verified",
-                                 project.id)
-                           .rows() > 0;
+    bool had_domains =
+        c_.db()
+            .exec("SELECT 1 FROM projects.domains WHERE project_id = $1 AND verified", project.id)
+            .rows() > 0;
     c_.db().exec("DELETE FROM projects.projects WHERE id = $1", project.id);
     if (had_domains) publishCustomHosts(c_);
     c_.logger().withProject(project.name).info(req, "project deleted");
@@ -256,11 +248,13 @@ void registerProjectRoutes(berth::Registrar& r, const Context& context) {
   auto h = std::make_shared<ProjectHandlers>(context);
   berth::RouteOptions open;
   open.publicRoute = true;
-  r.get("/regions", [](const Request&, Responder& resp) { resp.json(200, regionsJson()); }, open);
+  r.get(
+      "/regions", [](const Request&, Responder& resp) { resp.json(200, regionsJson()); }, open);
   r.get("/projects", [h](const Request& q, Responder& s) { h->list(q, s); });
   berth::RouteOptions create;
   create.fields = {{"name", FieldType::String, true}, {"team", FieldType::String, false}};
-  r.post("/projects", [h](const Request& q, Responder& s) { h->create(q, s); }, create);
+  r.post(
+      "/projects", [h](const Request& q, Responder& s) { h->create(q, s); }, create);
   r.get("/projects/available", [h](const Request& q, Responder& s) { h->available(q, s); });
   r.get("/projects/suggest", [h](const Request& q, Responder& s) { h->suggest(q, s); });
   r.get("/projects/:name", [h](const Request& q, Responder& s) { h->get(q, s); });
@@ -270,7 +264,8 @@ void registerProjectRoutes(berth::Registrar& r, const Context& context) {
                   {"ignore_dockerfile", FieldType::Bool, false},
                   {"cache_enabled", FieldType::Bool, false},
                   {"cache_ttl", FieldType::Int, false}};
-  r.patch("/projects/:name", [h](const Request& q, Responder& s) { h->patch(q, s); }, patch);
+  r.patch(
+      "/projects/:name", [h](const Request& q, Responder& s) { h->patch(q, s); }, patch);
   r.del("/projects/:name", [h](const Request& q, Responder& s) { h->remove(q, s); });
 }
 

@@ -31,13 +31,12 @@ Extras askOtherPlugins(const Context& context, const std::vector<std::string>& i
   return extras;
 }
 
-nlohmann::json render(const Context& context, const ProjectRecord& p,
-                      const berth::Account* owner, const Extras& extras, ViewOptions options) {
-  nlohmann::json files = extras.files.is_object() ? extras.files.value(p.id, nlohmann::json())
-                                                  : nlohmann::json();
-  nlohmann::json runtime = extras.runtime.is_object()
-                               ? extras.runtime.value(p.id, nlohmann::json())
-                               : nlohmann::json();
+nlohmann::json render(const Context& context, const ProjectRecord& p, const berth::Account* owner,
+                      const Extras& extras, ViewOptions options) {
+  nlohmann::json files =
+      extras.files.is_object() ? extras.files.value(p.id, nlohmann::json()) : nlohmann::json();
+  nlohmann::json runtime =
+      extras.runtime.is_object() ? extras.runtime.value(p.id, nlohmann::json()) : nlohmann::json();
   auto runtimeName = guessRuntime(p.cmd);
   nlohmann::json view = {
       {"name", p.name},

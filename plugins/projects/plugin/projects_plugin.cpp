@@ -44,7 +44,8 @@ class ProjectsPlugin final : public berth::Plugin {
     // Another node may have verified a domain; and a crash may have left a half-made project.
     r.job("custom_hosts", std::chrono::seconds(30),
           [this](berth::JobContext&) { publishCustomHosts(context_); });
-    r.job("cleanup", std::chrono::minutes(5), [this](berth::JobContext&) { cleanUp(); }, true);
+    r.job(
+        "cleanup", std::chrono::minutes(5), [this](berth::JobContext&) { cleanUp(); }, true);
   }
 
   void start(berth::Services& services) override {

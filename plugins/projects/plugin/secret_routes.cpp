@@ -1,9 +1,9 @@
 #include "secret_routes.hpp"
 
-#include <chrono>
 #include <regex>
 
 #include "access.hpp"
+#include "random_text.hpp"
 
 namespace berth::projects {
 
@@ -13,11 +13,6 @@ using berth::Error;
 using berth::FieldType;
 using berth::Request;
 using berth::Responder;
-
-int64_t now() {
-  using namespace std::chrono;
-  return duration_cast<seconds>(system_clock::now().time_since_epoch()).count();
-}
 
 // The box is bound to the project and the name, so a sealed value moved elsewhere won't open.
 std::string associated(const ProjectRecord& project, const std::string& name) {
@@ -45,15 +40,14 @@ class SecretHandlers {
     if (body.contains("scope") && body["scope"].is_string()) scope = body["scope"];
     if (scope != "runtime" && scope != "build" && scope != "both")
       throw Error::badRequest("scope must be runtime, build or both");
-    int64_t at = now();
+    int64_t at = nowSeconds();
     c_.db().exec(
         "INSERT INTO projects.secrets (project_id, name, scope, sealed_value, updated_at) "
         "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (project_id, name) DO UPDATE SET "
         "scope = EXCLUDED.scope, sealed_value = EXCLUDED.sealed_value, "
         "updated_at = EXCLUDED.updated_at",
-        project.id, name, scope, box.seal(body.at("value").get<std::string>(),
-                                          associated(project, name)),
-        at);
+        project.id, name, scope,
+        box.seal(body.at("value").get<std::string>(), associated(project, name)), at);
     changed(project, name, req);
     resp.json(201, {{"name", name}, {"scope", scope}, {"updated_at", at}});
   }
@@ -128,7 +122,8 @@ void registerSecretRoutes(berth::Registrar& r, const Context& context) {
   set.fields = {{"name", FieldType::String, true},
                 {"value", FieldType::String, true},
                 {"scope", FieldType::String, false}};
-  r.post("/projects/:name/secrets", [h](const Request& q, Responder& s) { h->set(q, s); }, set);
+  r.post(
+      "/projects/:name/secrets", [h](const Request& q, Responder& s) { h->set(q, s); }, set);
   r.get("/projects/:name/secrets", [h](const Request& q, Responder& s) { h->list(q, s); });
   r.del("/projects/:name/secrets/:secret",
         [h](const Request& q, Responder& s) { h->remove(q, s); });

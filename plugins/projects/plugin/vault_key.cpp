@@ -6,9 +6,9 @@
 
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <stdexcept>
 
+#include "random_text.hpp"
 #include "secret_box.hpp"
 
 namespace berth::projects {
@@ -25,10 +25,7 @@ std::string loadOrCreateVaultKey(const std::string& data_dir) {
       return key;
     }
   }
-  static const char hex[] = "0123456789abcdef";
-  std::random_device random;
-  std::string key;
-  for (int i = 0; i < 64; ++i) key.push_back(hex[random() % 16]);
+  std::string key = randomHexKey(32);
   // O_EXCL: when two nodes share data_dir, the first key written wins and the other reads it.
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
   if (fd < 0) return loadOrCreateVaultKey(data_dir);

@@ -254,9 +254,8 @@ void ProjectDatabases::closeOtherDatabases() {
                       "AND datname !~ '^p_[a-z0-9]{1,60}$'");
   for (int i = 0; i < PQntuples(names.get()); ++i) {
     std::string name = PQgetvalue(names.get(), i, 0);
-    exec(admin.get(),
-         "REVOKE CONNECT, TEMPORARY ON DATABASE " + quoteIdentifier(admin.get(), name) +
-             " FROM PUBLIC");
+    exec(admin.get(), "REVOKE CONNECT, TEMPORARY ON DATABASE " +
+                          quoteIdentifier(admin.get(), name) + " FROM PUBLIC");
   }
 }
 

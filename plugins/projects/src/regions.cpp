@@ -30,7 +30,10 @@ bool isRegion(std::string_view id) {
 nlohmann::json regionsJson() {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& r : regions())
-    list.push_back({{"id", r.id}, {"name", r.name}, {"city", r.city}, {"country", r.country},
+    list.push_back({{"id", r.id},
+                    {"name", r.name},
+                    {"city", r.city},
+                    {"country", r.country},
                     {"area", r.area}});
   return {{"regions", std::move(list)}, {"default", kDefaultRegion}};
 }

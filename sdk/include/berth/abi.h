@@ -68,11 +68,11 @@ typedef struct berth_plugin_info {
   uint32_t struct_size;
   uint32_t abi_major;
   uint32_t abi_minor;
-  uint32_t kind;                  /* berth_plugin_kind */
-  const char* id;                 /* [a-z][a-z0-9_]*, equals the library name libberth_<id>.so */
-  const char* version;            /* the plugin's own version, e.g. "0.1.0" */
-  const char* description;        /* one line */
-  const char* const* depends_on;  /* NULL-terminated plugin ids, or NULL */
+  uint32_t kind;                 /* berth_plugin_kind */
+  const char* id;                /* [a-z][a-z0-9_]*, equals the library name libberth_<id>.so */
+  const char* version;           /* the plugin's own version, e.g. "0.1.0" */
+  const char* description;       /* one line */
+  const char* const* depends_on; /* NULL-terminated plugin ids, or NULL */
 } berth_plugin_info;
 
 /* ---- configuration ------------------------------------------------------------------ */
@@ -88,10 +88,10 @@ enum berth_config_type {
 /** A key of the plugin's own section (<id>.<name> in berth.yaml). */
 typedef struct berth_config_key {
   uint32_t struct_size;
-  berth_str name;          /* e.g. "secrets_key" */
-  uint32_t type;           /* berth_config_type */
-  berth_str default_json;  /* the default value as JSON text */
-  int64_t min;             /* BERTH_CONFIG_INT only; min > max means unbounded */
+  berth_str name;         /* e.g. "secrets_key" */
+  uint32_t type;          /* berth_config_type */
+  berth_str default_json; /* the default value as JSON text */
+  int64_t min;            /* BERTH_CONFIG_INT only; min > max means unbounded */
   int64_t max;
   berth_str description;
 } berth_config_key;
@@ -110,11 +110,11 @@ enum berth_method {
 };
 
 enum berth_route_flags {
-  BERTH_ROUTE_PUBLIC = 1u << 0,       /* no token needed */
-  BERTH_ROUTE_JSON_BODY = 1u << 1,    /* needs Content-Type: application/json (415), valid JSON
-                                         (400) and the declared fields (422) */
-  BERTH_ROUTE_RAW_BODY = 1u << 2,     /* raw bytes; the edge spools them to a file (BODY_FILE) */
-  BERTH_ROUTE_PROJECT_HOST = 1u << 3  /* served on project hosts instead of the API host */
+  BERTH_ROUTE_PUBLIC = 1u << 0,      /* no token needed */
+  BERTH_ROUTE_JSON_BODY = 1u << 1,   /* needs Content-Type: application/json (415), valid JSON
+                                        (400) and the declared fields (422) */
+  BERTH_ROUTE_RAW_BODY = 1u << 2,    /* raw bytes; the edge spools them to a file (BODY_FILE) */
+  BERTH_ROUTE_PROJECT_HOST = 1u << 3 /* served on project hosts instead of the API host */
 };
 
 enum berth_field_type {
@@ -152,21 +152,21 @@ typedef struct berth_route {
 
 /** What a request handle yields through host_api->req_get. */
 enum berth_req_part {
-  BERTH_REQ_METHOD = 0,     /* "GET", ... */
-  BERTH_REQ_PATH = 1,       /* percent-decoded path */
-  BERTH_REQ_RAW_PATH = 2,   /* as sent */
-  BERTH_REQ_QUERY = 3,      /* raw query string without '?' */
-  BERTH_REQ_QUERY_PARAM = 4,/* name -> first decoded value */
-  BERTH_REQ_PATH_PARAM = 5, /* name -> decoded value of ":name" / "*name" */
-  BERTH_REQ_HEADER = 6,     /* case-insensitive name */
-  BERTH_REQ_BODY = 7,       /* bytes (empty for spooled bodies) */
-  BERTH_REQ_BODY_FILE = 8,  /* path of the file the edge spooled the body to, or absent */
-  BERTH_REQ_HOST = 9,       /* Host without port, lower-cased */
-  BERTH_REQ_ID = 10,        /* the request id used in logs */
-  BERTH_REQ_ACCOUNT_ID = 11,/* the caller's account id (absent on public routes without token) */
+  BERTH_REQ_METHOD = 0,      /* "GET", ... */
+  BERTH_REQ_PATH = 1,        /* percent-decoded path */
+  BERTH_REQ_RAW_PATH = 2,    /* as sent */
+  BERTH_REQ_QUERY = 3,       /* raw query string without '?' */
+  BERTH_REQ_QUERY_PARAM = 4, /* name -> first decoded value */
+  BERTH_REQ_PATH_PARAM = 5,  /* name -> decoded value of ":name" / "*name" */
+  BERTH_REQ_HEADER = 6,      /* case-insensitive name */
+  BERTH_REQ_BODY = 7,        /* bytes (empty for spooled bodies) */
+  BERTH_REQ_BODY_FILE = 8,   /* path of the file the edge spooled the body to, or absent */
+  BERTH_REQ_HOST = 9,        /* Host without port, lower-cased */
+  BERTH_REQ_ID = 10,         /* the request id used in logs */
+  BERTH_REQ_ACCOUNT_ID = 11, /* the caller's account id (absent on public routes without token) */
   BERTH_REQ_ACCOUNT_EMAIL = 12,
   BERTH_REQ_TOKEN_ID = 13,
-  BERTH_REQ_PEER = 14,      /* client address as the edge saw it */
+  BERTH_REQ_PEER = 14,          /* client address as the edge saw it */
   BERTH_REQ_QUERY_PARAM_AT = 15 /* name = decimal index: "name=value" of the n-th parameter */
 };
 

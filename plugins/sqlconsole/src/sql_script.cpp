@@ -1,0 +1,46 @@
+#include "sql_script.hpp"
+
+#include "sql_trivia.hpp"
+#include "sql_utf8.hpp"
+
+namespace berth::sqlconsole {
+
+SqlSyntaxError syntaxError(std::string_view text, const ParseFailure& failure) {
+  const size_t position = std::min(failure.position, text.size());
+  const StatementStart start = statementContaining(text, position);
+  return SqlSyntaxError(failure.message, position, 1 + countNewlines(text.substr(0, position)),
+                        start.statementsBefore + 1);
+}
+
+std::vector<Statement> splitStatements(std::string_view sql) {
+  // libpg_query reads a C string: a NUL byte would silently end the text early.
+  if (const size_t nul = sql.find('\0'); nul != std::string_view::npos) {
+    throw SqlSyntaxError("the SQL contains a NUL byte", nul, 1 + countNewlines(sql.substr(0, nul)),
+                         0);
+  }
+  // Error positions are converted from characters to bytes, which needs valid UTF-8.
+  if (const auto bad = firstInvalidUtf8(sql)) {
+    throw SqlSyntaxError("the SQL is not UTF-8 text", *bad, 1 + countNewlines(sql.substr(0, *bad)),
+                         0);
+  }
+  const std::string text(sql);  // NUL-terminated
+  const ParsedText parsed = ParsedText::parse(text);
+  if (!parsed.ok()) throw syntaxError(sql, parsed.failure());
+
+  std::vector<Statement> out;
+  out.reserve(parsed.statements().size());
+  size_t line = 1;
+  size_t counted = 0;  // line is the line of byte `counted`
+  for (const ParsedStatement& raw : parsed.statements()) {
+    const size_t begin = skipTrivia(sql, raw.location).pos;
+    const size_t end = trimWhitespaceRight(sql, raw.location + raw.length);
+    if (begin >= end) continue;
+    line += countNewlines(sql.substr(counted, begin - counted));
+    counted = begin;
+    out.push_back(Statement{std::string(sql.substr(begin, end - begin)), begin, line,
+                            classifyNode(raw.nodeJson)});
+  }
+  return out;
+}
+
+}  // namespace berth::sqlconsole
