@@ -18,6 +18,10 @@ cat > "$work/berth.yaml" <<YAML
 server:
   listen: "127.0.0.1:$port"
 data_dir: "$work/data"
+edge:
+  backend_threads: ${BACKEND_THREADS:-4}
+database:
+  pool_size: ${POOL_SIZE:-8}
 log:
   level: warn
   file: "$work/berthd.log"
@@ -31,6 +35,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
+: > "$work/out.log"
 "$berthd" --config "$work/berth.yaml" serve > "$work/out.log" 2>&1 &
 bpid=$!
 for _ in $(seq 1 300); do grep -q "berthd ready" "$work/out.log" && break; sleep 0.1; done

@@ -28,7 +28,7 @@ fi
 email=${BERTH_EMAIL:-admin@localhost}
 build/bin/berthd --config "$config" account create --email "$email" >/dev/null 2>&1 || true
 token=$(build/bin/berthd --config "$config" token create --email "$email" --name "start-$(date +%s)")
-listen=$(grep -m1 -E '^\s*listen:' "$config" | sed -E 's/.*"?([0-9.]+:[0-9]+)"?.*/\1/')
+listen=$(grep -m1 -E '^\s*listen:' "$config" | grep -oE '[0-9.]+:[0-9]+' || true)
 listen=${listen:-127.0.0.1:8080}
 cat <<MSG
 
