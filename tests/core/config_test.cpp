@@ -127,8 +127,16 @@ TEST_F(ConfigTest, CommentsOnlyGiveEveryDefault) {
 
 TEST_F(ConfigTest, ShippedFileLoadsAndStatesTheDefaults) {
   const std::string shipped = std::string(BERTH_TEST_SOURCE_DIR) + "/etc/berth.yaml";
-  const Settings s = loadSettings(shipped, {});
+  Settings s = loadSettings(shipped, {});
   EXPECT_EQ(s.file, shipped);
+  // The shipped file spells out the projects plugin's keys with their defaults; the core's
+  // own keys are all at their defaults.
+  ASSERT_EQ(s.plugin_sections.size(), 1u);
+  const nlohmann::json& projects = s.plugin_sections.at("projects");
+  EXPECT_EQ(projects.at("secrets_key"), "");
+  EXPECT_EQ(projects.at("creation_burst"), 8);
+  EXPECT_EQ(projects.at("reserved_names").size(), 8u);
+  s.plugin_sections.clear();
   expectDefaults(s);
 }
 

@@ -60,14 +60,15 @@ TEST(Classify, DetailsOfTransactionCopyAndSetConfig) {
   EXPECT_TRUE(classifyStatement("COPY t TO stdout").copyToStdout);
   EXPECT_FALSE(classifyStatement("COPY t TO stdout").copyFromStdin);
 
-  EXPECT_TRUE(classifyStatement("SELECT pg_catalog.set_config('search_path', '', false);")
-                  .setConfigCall);
+  EXPECT_TRUE(
+      classifyStatement("SELECT pg_catalog.set_config('search_path', '', false);").setConfigCall);
   EXPECT_TRUE(classifyStatement("select set_config('a.b', 'c', true)").setConfigCall);
   EXPECT_FALSE(classifyStatement("SELECT pg_catalog.setval('s', 1, true)").setConfigCall);
   EXPECT_FALSE(classifyStatement("SELECT myschema.set_config('a', 'b', false)").setConfigCall);
   EXPECT_FALSE(classifyStatement("SELECT set_config('a', 'b', false), 1").setConfigCall);
   EXPECT_FALSE(classifyStatement("SELECT set_config('a', v, false) FROM t").setConfigCall);
-  EXPECT_FALSE(classifyStatement("SELECT set_config('a', 'b', false) UNION SELECT 'x'").setConfigCall);
+  EXPECT_FALSE(
+      classifyStatement("SELECT set_config('a', 'b', false) UNION SELECT 'x'").setConfigCall);
 }
 
 TEST(Classify, SameResultFromJsonTextAndFromDom) {
@@ -196,8 +197,8 @@ TEST(Classify, SchemaChangeListMatchesTheInstalledParser) {
   }
   ASSERT_GT(statement_nodes.size(), 100u);
   for (const std::string& node : statement_nodes) {
-    const bool named = node.starts_with("Create") || node.starts_with("Alter") ||
-                       node.starts_with("Drop");
+    const bool named =
+        node.starts_with("Create") || node.starts_with("Alter") || node.starts_with("Drop");
     if (named) {
       EXPECT_TRUE(isSchemaChange(node)) << node;
     }

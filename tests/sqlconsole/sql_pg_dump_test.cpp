@@ -93,9 +93,10 @@ INSERT INTO public.tags SELECT id, 'tag' || (id % 7) FROM app.notes WHERE id % 3
 
 // Count and checksum of a table's rows, the same in both databases when the copy is faithful.
 std::string fingerprint(PGconn* conn, const std::string& table) {
-  return run(conn, "SELECT count(*) || ':' || coalesce(md5(string_agg(t::text, '|' ORDER BY "
-                   "t::text)), '-') FROM " +
-                       table + " t");
+  return run(conn,
+             "SELECT count(*) || ':' || coalesce(md5(string_agg(t::text, '|' ORDER BY "
+             "t::text)), '-') FROM " +
+                 table + " t");
 }
 
 struct DumpSummary {
@@ -174,8 +175,8 @@ size_t replay(const std::string& path, PGconn* conn, size_t chunk) {
         while (PGresult* raw = PQgetResult(conn)) {
           Result result(raw, &PQclear);
           if (PQresultStatus(raw) != PGRES_COMMAND_OK) {
-            throw std::runtime_error("COPY of statement " + std::to_string(item->statement) +
-                                     ": " + PQresultErrorMessage(raw));
+            throw std::runtime_error("COPY of statement " + std::to_string(item->statement) + ": " +
+                                     PQresultErrorMessage(raw));
           }
         }
         break;
@@ -195,7 +196,8 @@ class PgDumpFile : public ::testing::Test {
     target_url_ = cluster.createDatabase("dump_target");
     source_ = connect(source_url_);
     run(source_.get(), kSourceSchema);
-    dump_ = (fs::temp_directory_path() / ("sql-dump-" + std::to_string(::getpid()) + ".sql")).string();
+    dump_ =
+        (fs::temp_directory_path() / ("sql-dump-" + std::to_string(::getpid()) + ".sql")).string();
     const std::string command =
         std::string(kPgDump) + " --dbname='" + source_url_ + "' --file='" + dump_ + "'";
     ASSERT_EQ(std::system(command.c_str()), 0) << command;
@@ -229,7 +231,8 @@ TEST_F(PgDumpFile, StatementsSkipsAndCopyBlocksAddUp) {
   // One data line per row (newlines inside values are escaped as \n).
   std::map<std::string, size_t> rows;
   for (const auto& [copy, lines] : summary.copyRows) rows[copy.substr(0, copy.find(" ("))] = lines;
-  EXPECT_EQ(rows["COPY app.notes"], std::stoul(run(source_.get(), "SELECT count(*) FROM app.notes")));
+  EXPECT_EQ(rows["COPY app.notes"],
+            std::stoul(run(source_.get(), "SELECT count(*) FROM app.notes")));
   EXPECT_EQ(rows["COPY public.tags"], std::stoul(run(source_.get(), "SELECT count(*) FROM tags")));
   EXPECT_EQ(rows.count("COPY public.empty_table"), 0u);  // no data lines at all
 

@@ -26,8 +26,8 @@ class TempFile {
  public:
   explicit TempFile(const std::string& content) {
     static int counter = 0;
-    path_ = (fs::temp_directory_path() /
-             ("sql-reader-" + std::to_string(::getpid()) + "-" + std::to_string(++counter) + ".sql"))
+    path_ = (fs::temp_directory_path() / ("sql-reader-" + std::to_string(::getpid()) + "-" +
+                                          std::to_string(++counter) + ".sql"))
                 .string();
     std::ofstream(path_, std::ios::binary) << content;
   }
@@ -164,7 +164,8 @@ TEST(ScriptReader, FindsTheSameStatementsAsAWholeParseWhateverTheChunkSize) {
 // A statement much longer than a chunk: the window grows until its ';' is in.
 TEST(ScriptReader, StatementLongerThanManyChunks) {
   std::string values;
-  for (int i = 0; i < 2000; ++i) values += (i ? ",\n(" : "(") + std::to_string(i) + ", 'v;" + std::to_string(i) + "')";
+  for (int i = 0; i < 2000; ++i)
+    values += (i ? ",\n(" : "(") + std::to_string(i) + ", 'v;" + std::to_string(i) + "')";
   const std::string script = "SELECT 0;\nINSERT INTO t VALUES " + values + ";\nSELECT 1;\n";
   TempFile file(script);
   const auto items = readAll(file.path(), 64);
@@ -206,7 +207,8 @@ TEST(ScriptReader, SkipsWhatImportRuleTwoSays) {
         {T::Skipped, SkipReason::SetStatement, 1, 2, "SET statement_timeout = 0"},
         {T::Skipped, SkipReason::SetConfigCall, 2, 3,
          "SELECT pg_catalog.set_config('search_path', '', false)"},
-        {T::Skipped, SkipReason::MetaCommand, 0, 5, "\\connect -reuse-previous=on \"dbname='it''s'\""},
+        {T::Skipped, SkipReason::MetaCommand, 0, 5,
+         "\\connect -reuse-previous=on \"dbname='it''s'\""},
         {T::Skipped, SkipReason::TransactionControl, 3, 6, "BEGIN"},
         {T::Statement, SkipReason::None, 4, 7, "SET CONSTRAINTS ALL DEFERRED"},
         {T::Statement, SkipReason::None, 5, 8, "CREATE TABLE t (id int)"},
@@ -237,15 +239,16 @@ TEST(ScriptReader, CopyFromStdinDataComesInPiecesUpToItsEndLine) {
       "2\ttab\\there\tnew\\nline\n"
       "3\tback\\\\slash; 'quote' $$ -- not a comment\t\\.not the end\n"
       "4\tünïcödé 漢字\t\\\\.\n";
-  const std::string script = "CREATE TABLE t (id int, a text, b text);\n"
-                             "COPY public.t (id, a, b) FROM stdin;   \n" +
-                             data +
-                             "\\.\n"
-                             "\n"
-                             "COPY t FROM stdin; -- a comment may follow\n"
-                             "5\tcrlf\tend\r\n"
-                             "\\.\r\n"
-                             "SELECT 'after';\n";
+  const std::string script =
+      "CREATE TABLE t (id int, a text, b text);\n"
+      "COPY public.t (id, a, b) FROM stdin;   \n" +
+      data +
+      "\\.\n"
+      "\n"
+      "COPY t FROM stdin; -- a comment may follow\n"
+      "5\tcrlf\tend\r\n"
+      "\\.\r\n"
+      "SELECT 'after';\n";
   TempFile file(script);
   for (size_t chunk : {size_t{1}, size_t{2}, size_t{3}, size_t{5}, size_t{8}, size_t{13},
                        size_t{40}, size_t{1} << 20}) {
@@ -304,10 +307,12 @@ TEST(ScriptReader, CopyDataThatLooksLikeSqlIsStillData) {
 TEST(ScriptReader, CopyDataMustBeEnded) {
   for (size_t chunk : {size_t{4}, size_t{1} << 20}) {
     std::vector<ScriptItem> before;
-    const ScriptError no_end = errorFor("SELECT 1;\nCOPY t FROM stdin;\n1\tx\n2\ty\n", chunk, &before);
+    const ScriptError no_end =
+        errorFor("SELECT 1;\nCOPY t FROM stdin;\n1\tx\n2\ty\n", chunk, &before);
     EXPECT_EQ(no_end.kind(), ScriptError::Kind::CopyData);
-    EXPECT_STREQ(no_end.what(),
-                 "statement 2 (line 2): COPY ... FROM stdin: its data does not end with a line \\.");
+    EXPECT_STREQ(
+        no_end.what(),
+        "statement 2 (line 2): COPY ... FROM stdin: its data does not end with a line \\.");
     EXPECT_EQ(no_end.statement(), 2u);
     ASSERT_GE(before.size(), 2u);
     EXPECT_EQ(before[1].text, "COPY t FROM stdin");
@@ -361,7 +366,7 @@ TEST(ScriptReader, ErrorsAtTheEndOfTheFileAndAfterCopyData) {
                           "SELECT 1;\n",
                           chunk)
                      .what(),
-                 "statement 2 (line 3): syntax error at end of input");
+                 "statement 2 (line 2): syntax error at end of input");
     EXPECT_STREQ(errorFor("COPY t FROM stdin;\n1\n\\.\nSELEC 2;\n", chunk).what(),
                  "statement 2 (line 4): syntax error at or near \"SELEC\"");
   }

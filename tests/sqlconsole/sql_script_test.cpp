@@ -48,7 +48,8 @@ TEST(SplitStatements, QuotesWithSemicolonsStayInOneStatement) {
   const auto statements = splitStatements(sql);
   ASSERT_EQ(statements.size(), 3u);
   EXPECT_EQ(statements[0].text, "INSERT INTO t VALUES ('a;b', 'it''s; fine', \"odd;name\")");
-  EXPECT_EQ(statements[1].text, "INSERT INTO t VALUES (E'esc\\'aped; \\\\; quote', U&'d\\0061t;a')");
+  EXPECT_EQ(statements[1].text,
+            "INSERT INTO t VALUES (E'esc\\'aped; \\\\; quote', U&'d\\0061t;a')");
   EXPECT_EQ(statements[2].text, "SELECT 'multi\nline; string'");
   EXPECT_EQ(statements[0].kind.node, "InsertStmt");
 }
@@ -78,7 +79,8 @@ TEST(SplitStatements, BeginAtomicBodiesAndRuleActions) {
   const std::string atomic =
       "CREATE FUNCTION g() RETURNS int LANGUAGE sql\nBEGIN ATOMIC\n  SELECT 1;\n  SELECT 2;\nEND";
   const std::string rule =
-      "CREATE RULE r AS ON INSERT TO t DO ALSO (INSERT INTO a VALUES (1); INSERT INTO b VALUES (2))";
+      "CREATE RULE r AS ON INSERT TO t DO ALSO (INSERT INTO a VALUES (1); INSERT INTO b VALUES "
+      "(2))";
   const auto statements = splitStatements(atomic + ";\n" + rule + ";\nSELECT 3");
   EXPECT_EQ(texts(statements), (std::vector<std::string>{atomic, rule, "SELECT 3"}));
 }
@@ -113,7 +115,8 @@ TEST(SplitStatements, ErrorsAtTheEndAndInsideBodies) {
     EXPECT_EQ(e.statement(), 2u);
   }
   try {
-    splitStatements("SELECT 1;\nCREATE FUNCTION g() RETURNS int LANGUAGE sql BEGIN ATOMIC SELECT 1;");
+    splitStatements(
+        "SELECT 1;\nCREATE FUNCTION g() RETURNS int LANGUAGE sql BEGIN ATOMIC SELECT 1;\n\n");
     FAIL() << "no error";
   } catch (const SqlSyntaxError& e) {
     EXPECT_STREQ(e.what(), "syntax error at end of input");

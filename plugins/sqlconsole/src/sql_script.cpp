@@ -1,5 +1,7 @@
 #include "sql_script.hpp"
 
+#include <algorithm>
+
 #include "sql_trivia.hpp"
 #include "sql_utf8.hpp"
 
@@ -8,7 +10,9 @@ namespace berth::sqlconsole {
 SqlSyntaxError syntaxError(std::string_view text, const ParseFailure& failure) {
   const size_t position = std::min(failure.position, text.size());
   const StatementStart start = statementContaining(text, position);
-  return SqlSyntaxError(failure.message, position, 1 + countNewlines(text.substr(0, position)),
+  // "At end of input" is counted on the last line with text, not on trailing blank lines.
+  const size_t at = std::min(position, trimWhitespaceRight(text, text.size()));
+  return SqlSyntaxError(failure.message, position, 1 + countNewlines(text.substr(0, at)),
                         start.statementsBefore + 1);
 }
 

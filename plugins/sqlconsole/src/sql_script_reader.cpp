@@ -1,5 +1,6 @@
 #include "sql_script_reader.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "sql_script.hpp"
@@ -196,7 +197,9 @@ void ScriptReader::parseWindow(size_t limit) {
     grow();
     return;
   }
-  const size_t line = line_ + countNewlines(window.substr(0, first_failure->position));
+  // "At end of input" is counted on the last line with text, not on trailing blank lines.
+  const size_t at = std::min(first_failure->position, trimWhitespaceRight(window, window.size()));
+  const size_t line = line_ + countNewlines(window.substr(0, at));
   throw ScriptError(ScriptError::Kind::Syntax,
                     statementPrefix(statements_ + 1, line) + first_failure->message,
                     statements_ + 1, line, bufOffset_ + start_ + first_failure->position);
@@ -290,11 +293,21 @@ void ScriptReader::fillCopyData() {
         if (text.ends_with('\r')) text.remove_suffix(1);
         if (text == "\\.") {
           if (pos > start_) {
-            emit({ScriptItem::Type::CopyData, buf_.substr(start_, pos - start_), copyStatement_,
-                  line_, bufOffset_ + start_, {}, SkipReason::None});
+            emit({ScriptItem::Type::CopyData,
+                  buf_.substr(start_, pos - start_),
+                  copyStatement_,
+                  line_,
+                  bufOffset_ + start_,
+                  {},
+                  SkipReason::None});
             advance(pos);
           }
-          emit({ScriptItem::Type::CopyEnd, "\\.", copyStatement_, line_, bufOffset_ + start_, {},
+          emit({ScriptItem::Type::CopyEnd,
+                "\\.",
+                copyStatement_,
+                line_,
+                bufOffset_ + start_,
+                {},
                 SkipReason::None});
           advance(newline == std::string::npos ? buf_.size() : newline + 1);
           inCopyData_ = false;
@@ -324,8 +337,13 @@ void ScriptReader::fillCopyData() {
       piece_end = line_begin;  // whole lines; the last one waits for the rest of its bytes
     }
     if (piece_end > start_) {
-      emit({ScriptItem::Type::CopyData, buf_.substr(start_, piece_end - start_), copyStatement_,
-            line_, bufOffset_ + start_, {}, SkipReason::None});
+      emit({ScriptItem::Type::CopyData,
+            buf_.substr(start_, piece_end - start_),
+            copyStatement_,
+            line_,
+            bufOffset_ + start_,
+            {},
+            SkipReason::None});
       advance(piece_end);
       atLineStart_ = piece_ends_line;
       return;
