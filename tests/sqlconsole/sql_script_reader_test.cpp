@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -161,6 +162,47 @@ TEST(ScriptReader, FindsTheSameStatementsAsAWholeParseWhateverTheChunkSize) {
   }
 }
 
+// Random scripts from tricky pieces, joined by random comments, blank lines and empty
+// statements, read with random chunk sizes (fixed seed, so a failure repeats).
+TEST(ScriptReader, RandomScriptsMatchAWholeParse) {
+  const std::vector<std::string> pieces = {
+      "SELECT 1",
+      "INSERT INTO t VALUES ('a;b', 'it''s', E'x\\'y;', $$d;'$$)",
+      "SELECT 'multi\nline;\n'",
+      "CREATE FUNCTION f() RETURNS int LANGUAGE plpgsql AS $f$\nBEGIN\n  RETURN 1;\nEND;\n$f$",
+      "CREATE FUNCTION g() RETURNS int LANGUAGE sql\nBEGIN ATOMIC\n  SELECT 1;\n  SELECT 2;\nEND",
+      "CREATE RULE r AS ON DELETE TO t DO ALSO (SELECT 1; SELECT 2)",
+      "SELECT \"odd;name\" FROM \"t;t\"",
+      "SELECT 'ünïcödé; 漢字 😀'",
+      "SELECT 1 /* inner; /* nested; */ comment */ + 2",
+      "DO $$ BEGIN PERFORM 1; END $$",
+      "INSERT INTO t VALUES\n  (1),\n  (2);\n"  // the ';' is cut off below
+  };
+  const std::vector<std::string> gaps = {";\n",           "; ",    ";\n\n",    ";;\n", "; -- c;\n",
+                                         ";\n/* x; */\n", ";\r\n", ";\n  \t\n"};
+  std::mt19937 random(20240601);
+  for (int round = 0; round < 150; ++round) {
+    std::string script = random() % 2 ? "-- héllo; start\n" : "";
+    const size_t count = 1 + random() % 12;
+    for (size_t i = 0; i < count; ++i) {
+      std::string piece = pieces[random() % pieces.size()];
+      if (piece.ends_with(";\n")) piece.resize(piece.size() - 2);
+      script += piece;
+      if (i + 1 < count || random() % 2) script += gaps[random() % gaps.size()];
+    }
+    const std::vector<Statement> expected = splitStatements(script);
+    TempFile file(script);
+    const size_t chunk = 1 + random() % 200;
+    const auto items = readAll(file.path(), chunk);
+    ASSERT_EQ(items.size(), expected.size()) << "chunk " << chunk << "\n" << script;
+    for (size_t i = 0; i < items.size(); ++i) {
+      ASSERT_EQ(items[i].text, expected[i].text) << "chunk " << chunk << "\n" << script;
+      ASSERT_EQ(items[i].offset, expected[i].offset);
+      ASSERT_EQ(items[i].line, expected[i].line);
+    }
+  }
+}
+
 // A statement much longer than a chunk: the window grows until its ';' is in.
 TEST(ScriptReader, StatementLongerThanManyChunks) {
   std::string values;
@@ -192,7 +234,8 @@ TEST(ScriptReader, SkipsWhatImportRuleTwoSays) {
       "COMMIT;\n"
       "\\unrestrict abc123\n";
   TempFile file(script);
-  for (size_t chunk : {size_t{7}, size_t{1} << 20}) {
+  for (size_t chunk :
+       {size_t{1}, size_t{2}, size_t{3}, size_t{7}, size_t{16}, size_t{50}, size_t{1} << 20}) {
     const auto items = readAll(file.path(), chunk);
     struct Expected {
       ScriptItem::Type type;
@@ -302,6 +345,39 @@ TEST(ScriptReader, CopyDataThatLooksLikeSqlIsStillData) {
   EXPECT_EQ(items[2].type, ScriptItem::Type::CopyEnd);
   EXPECT_EQ(items[3].text, "SELECT 2");
   EXPECT_EQ(items[3].statement, 2u);
+}
+
+// Long things are read in bounded pieces: a comment of many chunks before a statement, and a
+// COPY data line much longer than a chunk (handed out in chunk-sized parts).
+TEST(ScriptReader, LongCommentsAndLongDataLines) {
+  const std::string comment =
+      "/* " + std::string(300000, 'c') + " */\n-- " + std::string(300000, 'd') + "\n";
+  const std::string long_line = "1\t" + std::string(100000, 'x') + "\n";
+  const std::string data = "\\N\tnull first\n" + long_line + "\\\\.\tnot the end\n\\.x\n";
+  const std::string script =
+      comment + "COPY t FROM stdin;\n" + data + "\\.\n" + comment + "SELECT 1;\n" + comment;
+  TempFile file(script);
+  for (size_t chunk : {size_t{1000}, size_t{4096}, size_t{65536}}) {
+    SCOPED_TRACE("chunk " + std::to_string(chunk));
+    const auto items = readAll(file.path(), chunk);
+    ASSERT_GE(items.size(), 4u);
+    EXPECT_EQ(items.front().text, "COPY t FROM stdin");
+    EXPECT_EQ(items.front().line, 3u);
+    std::string copied;
+    size_t pieces = 0;
+    for (const ScriptItem& item : items) {
+      if (item.type != ScriptItem::Type::CopyData) continue;
+      EXPECT_LE(item.text.size(), chunk);
+      copied += item.text;
+      ++pieces;
+    }
+    EXPECT_EQ(copied, data);
+    EXPECT_GE(pieces, long_line.size() / chunk);
+    EXPECT_EQ(items[items.size() - 2].type, ScriptItem::Type::CopyEnd);
+    EXPECT_EQ(items.back().text, "SELECT 1");
+    EXPECT_EQ(items.back().line, 11u);
+    EXPECT_EQ(items.back().statement, 2u);
+  }
 }
 
 TEST(ScriptReader, CopyDataMustBeEnded) {

@@ -104,7 +104,7 @@ void ScriptReader::fillSql() {
       }
       break;  // a comment open at the end of the file: the parser says what is wrong
     }
-    readMore(buf_.size() - start_ + options_.chunkBytes);
+    grow();  // geometric: a comment of many chunks is not scanned again for every chunk
   }
   // A psql meta-command (\connect, \restrict, ...) is a line of its own, not SQL.
   if (buf_[start_] == '\\') {
@@ -283,15 +283,12 @@ void ScriptReader::fillCopyData() {
     size_t line_begin = start_;  // start of the line pos is in
     while (pos < piece_limit) {
       if (at_line_start && buf_[pos] == '\\') {
-        const size_t newline = buf_.find('\n', pos);
-        if (newline == std::string::npos && !eof_ && buf_.size() - pos < 4) {
+        const std::optional<size_t> marker_end = endMarkerAt(pos);
+        if (!marker_end) {
           need_more = true;  // "\", "\." or "\.\r" so far: the next bytes decide
           break;
         }
-        std::string_view text = std::string_view(buf_).substr(
-            pos, (newline == std::string::npos ? buf_.size() : newline) - pos);
-        if (text.ends_with('\r')) text.remove_suffix(1);
-        if (text == "\\.") {
+        if (*marker_end != std::string::npos) {
           if (pos > start_) {
             emit({ScriptItem::Type::CopyData,
                   buf_.substr(start_, pos - start_),
@@ -309,7 +306,7 @@ void ScriptReader::fillCopyData() {
                 bufOffset_ + start_,
                 {},
                 SkipReason::None});
-          advance(newline == std::string::npos ? buf_.size() : newline + 1);
+          advance(*marker_end);
           inCopyData_ = false;
           return;
         }
@@ -351,6 +348,25 @@ void ScriptReader::fillCopyData() {
     if (eof_) copyError("its data does not end with a line \\.");
     readMore(buf_.size() - start_ + options_.chunkBytes);
   }
+}
+
+std::optional<size_t> ScriptReader::endMarkerAt(size_t pos) const {
+  // The byte i after pos: -1 past the end of the file, -2 not read yet.
+  const auto at = [&](size_t i) -> int {
+    if (pos + i < buf_.size()) return static_cast<unsigned char>(buf_[pos + i]);
+    return eof_ ? -1 : -2;
+  };
+  if (at(1) == -2) return std::nullopt;
+  if (at(1) != '.') return std::string::npos;
+  const int third = at(2);
+  if (third == -2) return std::nullopt;
+  if (third == -1) return buf_.size();
+  if (third == '\n') return pos + 3;
+  if (third != '\r') return std::string::npos;
+  const int fourth = at(3);
+  if (fourth == -2) return std::nullopt;
+  if (fourth == -1) return buf_.size();
+  return fourth == '\n' ? std::optional<size_t>(pos + 4) : std::optional<size_t>(std::string::npos);
 }
 
 void ScriptReader::copyError(const std::string& problem) const {

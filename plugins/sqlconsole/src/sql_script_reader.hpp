@@ -74,6 +74,9 @@ class ScriptReader {
   void grow() { readMore(std::max(options_.chunkBytes, 2 * (buf_.size() - start_))); }
   void advance(size_t to);
   void emit(ScriptItem item) { ready_.push_back(std::move(item)); }
+  // Is the line at pos (which starts with a backslash) COPY's end marker "\." (or "\.\r")?
+  // Where the marker line ends if so, npos if not, nullopt when the bytes read cannot tell yet.
+  std::optional<size_t> endMarkerAt(size_t pos) const;
   [[noreturn]] void copyError(const std::string& problem) const;
 
   ScriptFile file_;
