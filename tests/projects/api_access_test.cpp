@@ -52,21 +52,8 @@ HttpResult call(const ApiClient& api, const Route& route, const std::string& nam
   return api.post(path, route.body);
 }
 
-class ApiAccess : public ::testing::Test {
+class ApiAccess : public ProjectsServerSuite {
  protected:
-  static void SetUpTestSuite() {
-    BerthdOptions options;
-    options.plugins = {"projects"};
-    options.extra_yaml = secretsKeyYaml();
-    server = new BerthdProcess(options);
-    server->start();
-  }
-  static void TearDownTestSuite() {
-    delete server;
-    server = nullptr;
-  }
-  static ApiClient api(const Account& a) { return server->api(a.token); }
-
   // A project with a secret API_KEY and a domain owned.example.com, so that the routes that
   // name them would find something if the access check let the caller through.
   static void furnish(const Account& owner, const std::string& name) {
@@ -105,10 +92,7 @@ class ApiAccess : public ::testing::Test {
     ASSERT_EQ(domains.size(), 1u) << domains.dump();
     EXPECT_EQ(domains[0]["host"], "owned.example.com");
   }
-
-  static BerthdProcess* server;
 };
-BerthdProcess* ApiAccess::server = nullptr;
 
 }  // namespace
 

@@ -46,23 +46,7 @@ std::string databaseOf(const std::string& url) {
   return db.substr(0, db.find('?'));
 }
 
-class ApiDatabases : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    BerthdOptions options;
-    options.plugins = {"projects"};
-    options.extra_yaml = secretsKeyYaml();
-    server = new BerthdProcess(options);
-    server->start();
-  }
-  static void TearDownTestSuite() {
-    delete server;
-    server = nullptr;
-  }
-  static ApiClient api(const Account& a) { return server->api(a.token); }
-  static BerthdProcess* server;
-};
-BerthdProcess* ApiDatabases::server = nullptr;
+class ApiDatabases : public ProjectsServerSuite {};
 
 }  // namespace
 

@@ -105,6 +105,24 @@ inline nlohmann::json mustCreate(const ApiClient& api, const std::string& name,
   return r.json();
 }
 
+// A berthd with the projects plugin and a secrets key, shared by every test of a suite.
+class ProjectsServerSuite : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    BerthdOptions options;
+    options.plugins = {"projects"};
+    options.extra_yaml = secretsKeyYaml();
+    server = new BerthdProcess(options);
+    server->start();
+  }
+  static void TearDownTestSuite() {
+    delete server;
+    server = nullptr;
+  }
+  static ApiClient api(const Account& a) { return server->api(a.token); }
+  static inline BerthdProcess* server = nullptr;
+};
+
 inline std::vector<std::string> listedNames(const ApiClient& api) {
   auto r = api.get("/projects");
   if (r.status != 200)
