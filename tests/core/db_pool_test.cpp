@@ -101,6 +101,35 @@ TEST(DbPool, ManyThreadsShareFewConnections) {
   EXPECT_LE(sessions, kPoolSize);
 }
 
+TEST(DbPool, PreparedStatementsFollowSchemaChanges) {
+  // One connection, so the second run meets the statement prepared by the first.
+  Pool pool(berth::testing::sharedCluster().createDatabase("pool"), 1, kPatient);
+  pool.exec("CREATE TABLE t (a int)");
+  pool.exec("INSERT INTO t VALUES (1)");
+  EXPECT_EQ(pool.exec("SELECT * FROM t WHERE a = $1", {"1"}).columns(), 1);
+  pool.exec("ALTER TABLE t ADD COLUMN b text DEFAULT 'x'");
+  auto r = pool.exec("SELECT * FROM t WHERE a = $1", {"1"});
+  EXPECT_EQ(r.columns(), 2) << "a statement prepared before ALTER TABLE answered the old shape";
+  EXPECT_EQ(r.value(0, 1), "x");
+  // Inside a transaction too, and the transaction stays usable.
+  auto lease = pool.acquire();
+  lease.exec("BEGIN");
+  lease.exec("ALTER TABLE t ADD COLUMN c int DEFAULT 7");
+  EXPECT_EQ(lease.exec("SELECT * FROM t WHERE a = $1", {"1"}).columns(), 3);
+  lease.exec("COMMIT");
+}
+
+TEST(DbPool, ManyDistinctStatementsStillRun) {
+  // Past the per-connection bound of prepared statements, statements run unprepared.
+  Pool pool(berth::testing::sharedCluster().createDatabase("pool"), 1, kPatient);
+  for (int i = 0; i < 300; ++i)
+    EXPECT_EQ(pool.exec("SELECT " + std::to_string(i) + " + $1::int", {"1"}).value(0, 0),
+              std::to_string(i + 1));
+  auto r = pool.exec("SELECT count(*) FROM pg_prepared_statements");
+  EXPECT_LE(std::stoi(r.value(0, 0)), 256);
+  EXPECT_GE(std::stoi(r.value(0, 0)), 200);
+}
+
 TEST(DbPool, AcquireGivesUpWhenAllConnectionsAreBusy) {
   Pool pool(berth::testing::sharedCluster().createDatabase("pool"), 1, 200ms);
   Lease held = pool.acquire();

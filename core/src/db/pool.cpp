@@ -123,6 +123,8 @@ PgResult checked(PgResult result, PGconn* conn, Lease& lease) {
   throw DbError(message, sqlstate);
 }
 
+constexpr size_t kMaxPreparedPerConnection = 256;
+
 PGconn* requireConnection(PGconn* conn) {
   if (conn == nullptr) throw std::logic_error("use of a moved-from database lease");
   return conn;
@@ -135,9 +137,33 @@ PgResult Lease::exec(const std::string& sql, const std::vector<Param>& params) {
   std::vector<const char*> values;
   values.reserve(params.size());
   for (const Param& param : params) values.push_back(param ? param->c_str() : nullptr);
-  PgResult result(PQexecParams(conn, sql.c_str(), static_cast<int>(values.size()),
-                               /*paramTypes=*/nullptr, values.data(), /*paramLengths=*/nullptr,
-                               /*paramFormats=*/nullptr, /*resultFormat=*/0));
+  const int count = static_cast<int>(values.size());
+
+  // Parsing and planning each statement anew cost the database as much CPU as berthd itself,
+  // so every connection keeps its statements prepared (a bounded number: SQL built with
+  // names in it would otherwise grow the cache without end).
+  auto& prepared = pool_->preparedOf(conn);
+  auto known = prepared.find(sql);
+  if (known == prepared.end() && prepared.size() < kMaxPreparedPerConnection) {
+    std::string name = "berth_" + std::to_string(pool_->statement_names_.fetch_add(1) + 1);
+    checked(PgResult(PQprepare(conn, name.c_str(), sql.c_str(), count, nullptr)), conn, *this);
+    known = prepared.emplace(sql, std::move(name)).first;
+  }
+  if (known != prepared.end()) {
+    PgResult result(
+        PQexecPrepared(conn, known->second.c_str(), count, values.data(), nullptr, nullptr, 0));
+    const char* state = result.get() ? PQresultErrorField(result.get(), PG_DIAG_SQLSTATE) : nullptr;
+    // A schema change can leave a prepared statement whose result no longer fits ("cached
+    // plan must not change result type"): forget it and run the text once more, unprepared.
+    if (state == nullptr || std::string(state) != "0A000" ||
+        PQtransactionStatus(conn) == PQTRANS_INERROR)
+      return checked(std::move(result), conn, *this);
+    PgResult(PQexec(conn, ("DEALLOCATE " + known->second).c_str()));
+    prepared.erase(known);
+  }
+  PgResult result(PQexecParams(conn, sql.c_str(), count, /*paramTypes=*/nullptr, values.data(),
+                               /*paramLengths=*/nullptr, /*paramFormats=*/nullptr,
+                               /*resultFormat=*/0));
   return checked(std::move(result), conn, *this);
 }
 
@@ -153,6 +179,12 @@ Pool::~Pool() {
   std::lock_guard lock(mutex_);
   for (PGconn* conn : idle_) PQfinish(conn);
   idle_.clear();
+  prepared_.clear();
+}
+
+std::unordered_map<std::string, std::string>& Pool::preparedOf(PGconn* conn) {
+  std::lock_guard lock(mutex_);
+  return prepared_[conn];
 }
 
 Lease Pool::acquire() {
@@ -189,7 +221,14 @@ PgResult Pool::exec(const std::string& sql, const std::vector<Param>& params) {
 
 void Pool::giveBack(PGconn* conn, bool broken) {
   const bool reusable = !broken && resetForReuse(conn);
-  if (!reusable) PQfinish(conn);
+  if (!reusable) {
+    // Before PQfinish: a new connection may be allocated at the same address.
+    {
+      std::lock_guard lock(mutex_);
+      prepared_.erase(conn);
+    }
+    PQfinish(conn);
+  }
   {
     std::lock_guard lock(mutex_);
     if (reusable) {

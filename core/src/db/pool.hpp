@@ -1,6 +1,7 @@
 // The control-plane connection pool (libpq). Broken connections are replaced: the request that
 // hits one gets DbUnavailable (503), the next gets a fresh connection.
 #pragma once
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <memory>
@@ -8,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <libpq-fe.h>
@@ -96,6 +98,8 @@ class Pool {
  private:
   friend class Lease;
   void giveBack(PGconn* conn, bool broken);
+  // SQL text -> prepared statement name, per connection; used only by the connection's lease.
+  std::unordered_map<std::string, std::string>& preparedOf(PGconn* conn);
 
   std::string url_;
   int size_;
@@ -103,6 +107,9 @@ class Pool {
   std::mutex mutex_;
   std::condition_variable available_;
   std::vector<PGconn*> idle_;
+  std::unordered_map<PGconn*, std::unordered_map<std::string, std::string>> prepared_;
+  // Never reused: a forgotten statement's name may still exist on its connection.
+  std::atomic<uint64_t> statement_names_{0};
   int open_ = 0;
 };
 
