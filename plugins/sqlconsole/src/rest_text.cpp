@@ -1,5 +1,7 @@
 #include "rest_text.hpp"
 
+#include "sql_utf8.hpp"
+
 #include <cstdint>
 
 namespace berth::sqlconsole::rest_text {
@@ -43,12 +45,8 @@ void appendHexEscape(std::string& out, unsigned char c) {
 }  // namespace
 
 std::size_t firstInvalidUtf8(std::string_view text) {
-  for (std::size_t i = 0; i < text.size();) {
-    const std::size_t length = sequenceLength(text, i);
-    if (length == 0) return i;
-    i += length;
-  }
-  return std::string_view::npos;
+  // One validator for the whole plugin: the SQL script checks use the same one.
+  return sqlconsole::firstInvalidUtf8(text).value_or(std::string_view::npos);
 }
 
 std::size_t characterPosition(std::string_view text, std::size_t offset) {
