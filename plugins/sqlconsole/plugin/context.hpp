@@ -1,0 +1,32 @@
+// What every part of the sqlconsole plugin shares once it has started.
+#pragma once
+#include <berth/plugin.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "project_connections.hpp"
+#include "worker_pool.hpp"
+
+namespace berth::sqlconsole {
+
+struct Settings {
+  std::string data_dir;  // core's data_dir: export files are written under it
+  std::string apps_domain = "localhost";
+  int statement_timeout_ms = 15000;  // /query, /batch, rows and /_data statements
+  int max_query_rows = 500;          // /query: rows read from the server at most
+  int64_t import_max_bytes = int64_t{256} << 20;
+};
+
+struct Context {
+  const berth::Services* services = nullptr;
+  Settings settings;
+  std::unique_ptr<ProjectConnections> connections;
+  std::unique_ptr<WorkerPool> workers;
+
+  berth::Db db() const { return services->db(); }
+  berth::Logger logger() const { return services->logger(); }
+};
+
+}  // namespace berth::sqlconsole

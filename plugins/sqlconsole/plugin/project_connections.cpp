@@ -1,0 +1,82 @@
+#include "project_connections.hpp"
+
+namespace berth::sqlconsole {
+
+ProjectConnections::ProjectConnections(
+    const berth::Services& services, size_t idle_per_project,
+    std::vector<std::pair<std::string, std::string>> session_options)
+    : services_(services),
+      idle_per_project_(idle_per_project),
+      session_options_(std::move(session_options)) {}
+
+ProjectConnections::Lease::Lease(ProjectConnections* owner, std::string project_id,
+                                 PgSession session)
+    : owner_(owner), project_id_(std::move(project_id)), session_(std::move(session)) {}
+
+ProjectConnections::Lease::~Lease() {
+  if (owner_ == nullptr || session_.raw() == nullptr || discard_) return;
+  try {
+    if (dirty_ && session_.reusable()) session_.execSimple("DISCARD ALL");
+    if (session_.reusable()) owner_->giveBack(project_id_, std::move(session_));
+  } catch (const std::exception&) {
+    // A session that cannot be reset is closed with the lease.
+  }
+}
+
+std::string ProjectConnections::urlOf(const std::string& project_id) {
+  {
+    std::lock_guard lock(mutex_);
+    auto it = urls_.find(project_id);
+    if (it != urls_.end()) return it->second;
+  }
+  nlohmann::json answer = services_.call("projects.directory.v1", "database", {{"id", project_id}});
+  std::string url = answer.value("url", "");
+  std::lock_guard lock(mutex_);
+  urls_[project_id] = url;
+  return url;
+}
+
+ProjectConnections::Lease ProjectConnections::lease(const std::string& project_id) {
+  {
+    std::lock_guard lock(mutex_);
+    auto it = idle_.find(project_id);
+    if (it != idle_.end() && !it->second.empty()) {
+      PgSession session = std::move(it->second.back());
+      it->second.pop_back();
+      return Lease(this, project_id, std::move(session));
+    }
+  }
+  std::string url = urlOf(project_id);
+  try {
+    return Lease(this, project_id, PgSession::connect(url, session_options_));
+  } catch (const PgError& e) {
+    // The password may have changed or the project been re-made: ask again next time.
+    {
+      std::lock_guard lock(mutex_);
+      urls_.erase(project_id);
+    }
+    services_.logger().warn(std::string("sqlconsole: cannot connect to project ") + project_id +
+                            ": " + e.what());
+    throw berth::Error(503, "could not reach the project's database");
+  }
+}
+
+void ProjectConnections::giveBack(const std::string& project_id, PgSession session) {
+  std::lock_guard lock(mutex_);
+  if (urls_.find(project_id) == urls_.end()) return;  // forgotten meanwhile: close it
+  auto& pool = idle_[project_id];
+  if (pool.size() < idle_per_project_) pool.push_back(std::move(session));
+}
+
+void ProjectConnections::forget(const std::string& project_id) {
+  std::vector<PgSession> closing;
+  std::lock_guard lock(mutex_);
+  urls_.erase(project_id);
+  auto it = idle_.find(project_id);
+  if (it != idle_.end()) {
+    closing = std::move(it->second);
+    idle_.erase(it);
+  }
+}
+
+}  // namespace berth::sqlconsole

@@ -1,0 +1,68 @@
+// Connections to projects' own databases, as each project's own role (never a superuser), kept
+// open between requests. The URL comes from the projects plugin (projects.directory.v1
+// `database`), so this plugin never sees a superuser password.
+#pragma once
+#include <berth/plugin.hpp>
+
+#include <cstddef>
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pg_session.hpp"
+
+namespace berth::sqlconsole {
+
+class ProjectConnections {
+ public:
+  // session_options: server settings every connection starts with (they are what RESET ALL and
+  // DISCARD ALL return to), e.g. statement_timeout.
+  ProjectConnections(const berth::Services& services, size_t idle_per_project,
+                     std::vector<std::pair<std::string, std::string>> session_options);
+
+  // A connection on loan to one request. Returned on destruction: kept for the next request
+  // when it is healthy and idle, closed otherwise. A route that let the user change session
+  // state (SET ..., /query, /batch, /import) calls dirty(): DISCARD ALL runs before reuse.
+  class Lease {
+   public:
+    Lease(ProjectConnections* owner, std::string project_id, PgSession session);
+    Lease(Lease&&) noexcept = default;
+    Lease& operator=(Lease&&) = delete;
+    ~Lease();
+
+    PgSession& operator*() { return session_; }
+    PgSession* operator->() { return &session_; }
+    void dirty() { dirty_ = true; }
+    // Close instead of keeping (after an error that may have left the session unusable).
+    void discard() { discard_ = true; }
+
+   private:
+    ProjectConnections* owner_;
+    std::string project_id_;
+    PgSession session_;
+    bool dirty_ = false;
+    bool discard_ = false;
+  };
+
+  // Throws berth::Error 503 "could not reach the project's database" when it cannot connect.
+  Lease lease(const std::string& project_id);
+
+  // Closes the project's idle connections and forgets its URL (project.deleting/deleted).
+  void forget(const std::string& project_id);
+
+ private:
+  friend class Lease;
+  void giveBack(const std::string& project_id, PgSession session);
+  std::string urlOf(const std::string& project_id);
+
+  const berth::Services& services_;
+  size_t idle_per_project_;
+  std::vector<std::pair<std::string, std::string>> session_options_;
+  std::mutex mutex_;
+  std::map<std::string, std::string> urls_;
+  std::map<std::string, std::vector<PgSession>> idle_;
+};
+
+}  // namespace berth::sqlconsole

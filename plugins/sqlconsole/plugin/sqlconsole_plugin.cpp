@@ -1,0 +1,67 @@
+// The sqlconsole plugin: a project's database seen through the API (structure, rows, SQL,
+// import, export) and the browser data API on project hosts. Every statement runs on the
+// project's own database as the project's own role. README.md beside this folder lists every
+// answer.
+#include <berth/plugin.hpp>
+
+#include "context.hpp"
+#include "routes.hpp"
+
+namespace berth::sqlconsole {
+
+class SqlconsolePlugin final : public berth::Plugin {
+ public:
+  void registerAll(berth::Registrar& r) override {
+    r.configInt("workers", 8, "threads that run statements on project databases",
+                berth::IntRange{1, 256});
+    r.configInt("idle_connections", 4, "idle connections kept per project database",
+                berth::IntRange{0, 64});
+    r.configInt("statement_timeout_seconds", 15,
+                "a statement running longer is stopped (api.md: 15)", berth::IntRange{1, 3600});
+
+    registerStructureRoutes(r, context_);
+    registerSqlRoutes(r, context_);
+    registerImportRoute(r, context_);
+    registerExportRoute(r, context_);
+    registerRowRoutes(r, context_);
+    registerDataApiRoutes(r, context_);
+    registerDataApiSettingsRoutes(r, context_);
+
+    // Pooled connections must not keep a database that is being dropped alive.
+    r.hook("project.deleting", [this](const nlohmann::json& project) {
+      if (context_.connections) context_.connections->forget(project.value("id", ""));
+    });
+    r.hook("project.deleted", [this](const nlohmann::json& project) {
+      if (context_.connections) context_.connections->forget(project.value("id", ""));
+    });
+  }
+
+  void start(berth::Services& services) override {
+    context_.services = &services;
+    const nlohmann::json& config = services.config();
+    Settings& s = context_.settings;
+    s.data_dir = services.coreSetting("data_dir").value_or(".");
+    s.apps_domain = services.coreSetting("server.apps_domain").value_or("localhost");
+    s.statement_timeout_ms = config.value("statement_timeout_seconds", 15) * 1000;
+    context_.connections = std::make_unique<ProjectConnections>(
+        services, static_cast<size_t>(config.value("idle_connections", 4)),
+        std::vector<std::pair<std::string, std::string>>{
+            {"statement_timeout", std::to_string(s.statement_timeout_ms)}});
+    size_t workers = static_cast<size_t>(config.value("workers", 8));
+    context_.workers = std::make_unique<WorkerPool>(workers, workers * 64);
+  }
+
+  void stop() override {
+    context_.workers.reset();  // finishes queued work while connections still exist
+    context_.connections.reset();
+  }
+
+ private:
+  Context context_;
+};
+
+}  // namespace berth::sqlconsole
+
+BERTH_PLUGIN(berth::sqlconsole::SqlconsolePlugin, "sqlconsole", "0.1.0",
+             "project databases: structure, rows, SQL, import, export, browser data API",
+             BERTH_KIND_FEATURE, "projects")

@@ -1,0 +1,61 @@
+#include "worker_pool.hpp"
+
+namespace berth::sqlconsole {
+
+WorkerPool::WorkerPool(size_t threads, size_t queue_limit) : queue_limit_(queue_limit) {
+  threads_.reserve(threads);
+  for (size_t i = 0; i < threads; ++i) threads_.emplace_back([this] { run(); });
+}
+
+WorkerPool::~WorkerPool() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  for (auto& thread : threads_) thread.join();
+}
+
+bool WorkerPool::post(std::function<void()> task) {
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_ || queue_.size() >= queue_limit_) return false;
+    queue_.push_back(std::move(task));
+  }
+  wake_.notify_one();
+  return true;
+}
+
+void WorkerPool::run() {
+  for (;;) {
+    std::function<void()> task;
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;
+      task = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    task();
+  }
+}
+
+void answerLater(WorkerPool& pool, const berth::Logger& logger, berth::Request request,
+                 berth::Responder responder,
+                 std::function<void(const berth::Request&, berth::Responder&)> work) {
+  auto exchange = berth::Exchange::make(std::move(request), std::move(responder));
+  std::string request_id = exchange->request.id();
+  bool queued = pool.post([exchange, logger, request_id, work = std::move(work)] {
+    try {
+      work(exchange->request, exchange->responder);
+    } catch (const berth::Error& e) {
+      exchange->responder.error(e);
+    } catch (const std::exception& e) {
+      logger.write(berth::LogLevel::Error, request_id, std::string("sqlconsole: ") + e.what());
+      exchange->responder.error(500, "internal error");
+    }
+  });
+  if (!queued) exchange->responder.error(503, "the database console is busy; try again");
+}
+
+}  // namespace berth::sqlconsole
