@@ -2,6 +2,9 @@
 // the embedded PostgreSQL across restarts, migrations applied once.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
+#include <fstream>
 #include <thread>
 
 #include "db/pool.hpp"
@@ -23,7 +26,30 @@ std::string refusal(BerthdOptions options) {
   return "";
 }
 
+// Alive and not a zombie waiting for a late reaper.
+bool processLives(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string pid_text, name, state;
+  if (!(stat >> pid_text >> name >> state)) return false;
+  return state != "Z" && state != "X";
+}
+
 }  // namespace
+
+TEST(ApiLifecycle, SigkilledBerthdTakesItsEdgeAlong) {
+  BerthdProcess server;
+  server.start();
+  pid_t nginx = 0;
+  std::ifstream(server.dataDir() + "/edge/nginx.pid") >> nginx;
+  ASSERT_GT(nginx, 0);
+  ASSERT_TRUE(processLives(nginx));
+  ::kill(server.pid(), SIGKILL);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (processLives(nginx) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(processLives(nginx)) << "nginx " << nginx << " outlived its berthd";
+  EXPECT_NE(server.api().get("/regions").status, 200);
+}
 
 TEST(ApiLifecycle, SigtermLetsTheRequestInFlightFinishAndExitsZero) {
   BerthdOptions options;

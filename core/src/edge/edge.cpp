@@ -184,6 +184,7 @@ void Edge::start() {
   SpawnOptions options;
   options.output_file = error_log;
   options.new_process_group = true;
+  options.parent_death_signal = SIGTERM;  // a berthd killed hard takes its edge along
   child_ = spawn({binary_, "-p", prefix, "-c", config_path_}, options);
 
   auto deadline = Clock::now() + 10s;
@@ -231,6 +232,7 @@ void Edge::supervise() {
       SpawnOptions options;
       options.output_file = layout_.runtime_dir + "/error.log";
       options.new_process_group = true;
+      options.parent_death_signal = SIGTERM;
       child_ = spawn({binary_, "-p", layout_.runtime_dir + "/", "-c", config_path_}, options);
       launched_at = Clock::now();
       ++restarts_;

@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -153,7 +154,7 @@ std::optional<Credentials> credentialsFor(const SpawnOptions& options, const std
 // Runs in the forked child. Reports errno through report_fd and exits on any failure.
 [[noreturn]] void childMain(const char* program, char** argv, char** envp,
                             const SpawnOptions& options, const std::optional<Credentials>& creds,
-                            int output_fd, int report_fd) {
+                            int output_fd, int report_fd, pid_t parent) {
   auto fail = [report_fd]() { reportErrnoAndExit(report_fd); };
 
   // berthd blocks or ignores signals (sigwait, SIGPIPE); a child must start with defaults.
@@ -185,6 +186,11 @@ std::optional<Credentials> credentialsFor(const SpawnOptions& options, const std
     if (::setuid(creds->uid) != 0) fail();
   }
   if (!options.cwd.empty() && ::chdir(options.cwd.c_str()) != 0) fail();
+  // After the credentials change, which clears the setting.
+  if (options.parent_death_signal != 0) {
+    if (::prctl(PR_SET_PDEATHSIG, options.parent_death_signal) != 0) fail();
+    if (::getppid() != parent) ::_exit(1);  // the parent died before the setting took hold
+  }
 
   // Descriptors opened elsewhere without O_CLOEXEC must not leak into the program.
   if (::syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
@@ -214,10 +220,12 @@ Child spawnWithOutputFd(const std::vector<std::string>& argv, const SpawnOptions
   Fd report_read(report[0]);
   Fd report_write(report[1]);
 
+  pid_t parent = ::getpid();
   pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error("cannot start " + argv[0] + ": " + errnoText(errno));
   if (pid == 0) {
-    childMain(program.c_str(), argv_ptrs, env_ptrs, options, creds, output_fd, report_write.get());
+    childMain(program.c_str(), argv_ptrs, env_ptrs, options, creds, output_fd, report_write.get(),
+              parent);
   }
   // Also from the parent, so a signal to the group right after spawn cannot miss the child.
   if (options.new_process_group) ::setpgid(pid, pid);

@@ -16,6 +16,9 @@ struct SpawnOptions {
   std::string output_file;                 // stdout+stderr appended here; empty: inherit
   std::map<std::string, std::string> env;  // added to (or replacing in) the inherited env
   bool new_process_group = true;
+  // Sent to the child when the thread that spawned it ends, so a berthd killed with SIGKILL
+  // takes the child along (PR_SET_PDEATHSIG). Spawn such children from a long-lived thread.
+  int parent_death_signal = 0;
 };
 
 struct ExitStatus {
