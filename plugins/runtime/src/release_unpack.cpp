@@ -1,0 +1,442 @@
+// Every entry is created relative to descriptors of folders opened with O_NOFOLLOW, so no path
+// from the archive is ever resolved through a link: a link in the archive (checked to stay
+// inside) cannot redirect a later entry outside the release.
+#include "release_unpack.hpp"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+namespace berth::runtime {
+namespace {
+
+namespace fs = std::filesystem;
+
+class Fd {
+ public:
+  explicit Fd(int fd = -1) : fd_(fd) {}
+  Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  Fd& operator=(Fd&& other) noexcept {
+    if (this != &other) {
+      reset();
+      fd_ = std::exchange(other.fd_, -1);
+    }
+    return *this;
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() { reset(); }
+  int get() const { return fd_; }
+  void reset() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_;
+};
+
+std::string errnoText(int err) {
+  return std::error_code(err, std::generic_category()).message();
+}
+
+std::vector<std::string> splitPath(const std::string& clean) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (start <= clean.size()) {
+    auto end = clean.find('/', start);
+    if (end == std::string::npos) end = clean.size();
+    parts.push_back(clean.substr(start, end - start));
+    start = end + 1;
+  }
+  return parts;
+}
+
+// Whether `target` of a link at `link_path` (both relative to the release) stays inside it,
+// judged on the text alone; the links themselves are checked again once all exist.
+bool linkTextStaysInside(const std::string& link_path, std::string_view target) {
+  if (target.empty() || target.front() == '/') return false;
+  std::vector<std::string_view> stack;
+  auto parts = splitPath(link_path);
+  parts.pop_back();  // the link's own name
+  for (const auto& p : parts) stack.push_back(p);
+  std::size_t start = 0;
+  while (start <= target.size()) {
+    auto end = target.find('/', start);
+    if (end == std::string_view::npos) end = target.size();
+    auto part = target.substr(start, end - start);
+    start = end + 1;
+    if (part.empty() || part == ".") continue;
+    if (part == "..") {
+      if (stack.empty()) return false;
+      stack.pop_back();
+    } else {
+      stack.push_back(part);
+    }
+  }
+  return true;
+}
+
+std::string randomSuffix() {
+  std::random_device device;
+  char text[17];
+  std::snprintf(text, sizeof text, "%08x%08x", device(), device());
+  return text;
+}
+
+class Unpacker {
+ public:
+  Unpacker(const UnpackLimits& limits, Fd root, fs::path root_path)
+      : limits_(limits), root_(std::move(root)), root_path_(std::move(root_path)) {}
+
+  // Returns an error text, or nullopt when every entry was unpacked.
+  std::optional<std::string> run(archive* reader) {
+    bool first = true;
+    for (;;) {
+      archive_entry* entry = nullptr;
+      int status = archive_read_next_header(reader, &entry);
+      if (status == ARCHIVE_EOF) break;
+      if (status < ARCHIVE_WARN) return readError(reader, first);
+      first = false;
+      if (++entries_ > limits_.max_entries)
+        return "the release holds more than " + std::to_string(limits_.max_entries) +
+               " files, the limit for one release";
+      if (auto problem = unpackEntry(reader, entry)) return problem;
+    }
+    return checkLinks();
+  }
+
+  std::uint64_t files() const { return files_; }
+  std::uint64_t bytes() const { return bytes_; }
+
+ private:
+  static std::string readError(archive* reader, bool first) {
+    const char* why = archive_error_string(reader);
+    std::string text = why ? why : "unreadable";
+    if (first) return "the release is not a gzip-compressed tar archive: " + text;
+    return "the release archive is damaged: " + text;
+  }
+
+  static std::string entryName(archive_entry* entry, const char* (*utf8)(archive_entry*),
+                               const char* (*raw)(archive_entry*)) {
+    if (const char* name = utf8(entry)) return name;
+    if (const char* name = raw(entry)) return name;
+    return {};
+  }
+
+  std::optional<std::string> unpackEntry(archive* reader, archive_entry* entry) {
+    const std::string raw = entryName(entry, archive_entry_pathname_utf8, archive_entry_pathname);
+    auto clean = cleanArchivePath(raw);
+    if (clean.error) return clean.error;
+    const std::string& path = clean.path;
+
+    const std::string hardlink =
+        entryName(entry, archive_entry_hardlink_utf8, archive_entry_hardlink);
+    if (!hardlink.empty()) return makeHardlink(path, hardlink);
+
+    switch (archive_entry_filetype(entry)) {
+      case AE_IFDIR:
+        if (path.empty()) return std::nullopt;  // "./" itself
+        return makeFolder(path);
+      case AE_IFREG:
+        return writeFile(reader, entry, path);
+      case AE_IFLNK: {
+        const std::string target =
+            entryName(entry, archive_entry_symlink_utf8, archive_entry_symlink);
+        return makeSymlink(path, target);
+      }
+      default:
+        return path + ": device files, fifos and sockets are not allowed in a release";
+    }
+  }
+
+  // Opens (creating when asked) the folders leading to `path`; `leaf` receives its last part.
+  std::optional<std::string> openParent(const std::string& path, bool create, Fd& parent,
+                                        std::string& leaf) {
+    auto parts = splitPath(path);
+    leaf = parts.back();
+    parts.pop_back();
+    Fd current(::fcntl(root_.get(), F_DUPFD_CLOEXEC, 0));
+    for (const auto& part : parts) {
+      if (create && ::mkdirat(current.get(), part.c_str(), 0755) != 0 && errno != EEXIST)
+        return path + ": cannot create its folder: " + errnoText(errno);
+      Fd next(
+          ::openat(current.get(), part.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      if (next.get() < 0) {
+        int err = errno;
+        struct stat st {};
+        if (::fstatat(current.get(), part.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            S_ISLNK(st.st_mode))
+          return path + ": goes through a link, which is not allowed in a release";
+        if (err == ENOTDIR) return path + ": " + part + " is a file, not a folder";
+        return path + ": cannot open its folder: " + errnoText(err);
+      }
+      current = std::move(next);
+    }
+    parent = std::move(current);
+    return std::nullopt;
+  }
+
+  // A later entry of the same name replaces an earlier one, as tar does; folders stay.
+  static void removeExisting(int dir, const std::string& leaf) {
+    struct stat st {};
+    if (::fstatat(dir, leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode))
+      ::unlinkat(dir, leaf.c_str(), 0);
+  }
+
+  std::optional<std::string> makeFolder(const std::string& path) {
+    Fd parent;
+    std::string leaf;
+    if (auto problem = openParent(path, true, parent, leaf)) return problem;
+    if (::mkdirat(parent.get(), leaf.c_str(), 0755) == 0) return std::nullopt;
+    if (errno != EEXIST) return path + ": cannot create the folder: " + errnoText(errno);
+    struct stat st {};
+    if (::fstatat(parent.get(), leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
+      return std::nullopt;
+    return path + ": a file and a folder have the same name";
+  }
+
+  std::optional<std::string> tooBig() const {
+    return "the release expands past " + std::to_string(limits_.max_bytes) +
+           " bytes, the limit for one release";
+  }
+
+  std::optional<std::string> writeFile(archive* reader, archive_entry* entry,
+                                       const std::string& path) {
+    if (path.empty()) return std::string("a file without a name is not allowed in a release");
+    const la_int64_t declared = archive_entry_size_is_set(entry) ? archive_entry_size(entry) : 0;
+    // Refused before reading, when the header already says it is too big.
+    if (declared < 0 || static_cast<std::uint64_t>(declared) > limits_.max_bytes - bytes_)
+      return tooBig();
+    Fd parent;
+    std::string leaf;
+    if (auto problem = openParent(path, true, parent, leaf)) return problem;
+    removeExisting(parent.get(), leaf);
+    const mode_t mode = (archive_entry_perm(entry) & 0111) ? 0755 : 0644;
+    Fd file(::openat(parent.get(), leaf.c_str(),
+                     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+    if (file.get() < 0) return path + ": cannot create the file: " + errnoText(errno);
+
+    std::uint64_t end = 0;
+    for (;;) {
+      const void* block = nullptr;
+      size_t size = 0;
+      la_int64_t offset = 0;
+      int status = archive_read_data_block(reader, &block, &size, &offset);
+      if (status == ARCHIVE_EOF) break;
+      if (status < ARCHIVE_WARN) return readError(reader, false);
+      // Offsets count too: a sparse entry could otherwise claim terabytes of holes.
+      const std::uint64_t block_end = static_cast<std::uint64_t>(offset) + size;
+      if (offset < 0 || block_end > limits_.max_bytes - bytes_) return tooBig();
+      end = std::max(end, block_end);
+      const char* data = static_cast<const char*>(block);
+      std::size_t done = 0;
+      while (done < size) {
+        ssize_t wrote = ::pwrite(file.get(), data + done, size - done,
+                                 static_cast<off_t>(offset) + static_cast<off_t>(done));
+        if (wrote < 0) {
+          if (errno == EINTR) continue;
+          return path + ": cannot write the file: " + errnoText(errno);
+        }
+        done += static_cast<std::size_t>(wrote);
+      }
+    }
+    end = std::max(end, static_cast<std::uint64_t>(declared));
+    if (::ftruncate(file.get(), static_cast<off_t>(end)) != 0)
+      return path + ": cannot write the file: " + errnoText(errno);
+    ::fchmod(file.get(), mode);
+    if (archive_entry_mtime_is_set(entry)) {
+      struct timespec times[2] = {{0, UTIME_OMIT},
+                                  {static_cast<time_t>(archive_entry_mtime(entry)),
+                                   static_cast<long>(archive_entry_mtime_nsec(entry))}};
+      ::futimens(file.get(), times);
+    }
+    bytes_ += end;
+    ++files_;
+    return std::nullopt;
+  }
+
+  std::optional<std::string> makeSymlink(const std::string& path, const std::string& target) {
+    if (path.empty()) return std::string("a link without a name is not allowed in a release");
+    if (!linkTextStaysInside(path, target))
+      return path + ": a link pointing outside the release is not allowed";
+    Fd parent;
+    std::string leaf;
+    if (auto problem = openParent(path, true, parent, leaf)) return problem;
+    removeExisting(parent.get(), leaf);
+    if (::symlinkat(target.c_str(), parent.get(), leaf.c_str()) != 0)
+      return path + ": cannot create the link: " + errnoText(errno);
+    symlinks_.push_back(path);
+    ++files_;
+    return std::nullopt;
+  }
+
+  std::optional<std::string> makeHardlink(const std::string& path, const std::string& raw_target) {
+    auto target = cleanArchivePath(raw_target);
+    if (target.error || target.path.empty())
+      return path + ": a link pointing outside the release is not allowed";
+    if (path.empty()) return std::string("a link without a name is not allowed in a release");
+    Fd source_parent;
+    std::string source_leaf;
+    if (auto problem = openParent(target.path, false, source_parent, source_leaf))
+      return path + ": a link pointing outside the release is not allowed";
+    struct stat st {};
+    if (::fstatat(source_parent.get(), source_leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+        S_ISDIR(st.st_mode))
+      return path + ": links to " + target.path + ", which is not a file earlier in the release";
+    Fd parent;
+    std::string leaf;
+    if (auto problem = openParent(path, true, parent, leaf)) return problem;
+    if (parent.get() >= 0 && leaf == source_leaf) {
+      struct stat a {
+      }, b{};
+      if (::fstat(parent.get(), &a) == 0 && ::fstat(source_parent.get(), &b) == 0 &&
+          a.st_ino == b.st_ino && a.st_dev == b.st_dev)
+        return std::nullopt;  // a link to itself
+    }
+    removeExisting(parent.get(), leaf);
+    if (::linkat(source_parent.get(), source_leaf.c_str(), parent.get(), leaf.c_str(), 0) != 0)
+      return path + ": cannot create the link: " + errnoText(errno);
+    ++files_;
+    return std::nullopt;
+  }
+
+  // The text of every link stayed inside; links through other links (a -> ".", b -> "a/..")
+  // can still resolve outside, which only the finished tree shows.
+  std::optional<std::string> checkLinks() const {
+    std::error_code ec;
+    const fs::path root = fs::canonical(root_path_, ec);
+    if (ec) return "cannot check the release's links: " + ec.message();
+    for (const auto& link : symlinks_) {
+      const fs::path resolved = fs::weakly_canonical(root_path_ / link, ec);
+      if (ec) return link + ": a link pointing outside the release is not allowed";
+      auto rel = resolved.lexically_relative(root);
+      if (rel.empty() || *rel.begin() == "..")
+        return link + ": a link pointing outside the release is not allowed";
+    }
+    return std::nullopt;
+  }
+
+  UnpackLimits limits_;
+  Fd root_;
+  fs::path root_path_;
+  std::uint64_t entries_ = 0;
+  std::uint64_t files_ = 0;
+  std::uint64_t bytes_ = 0;
+  std::vector<std::string> symlinks_;
+};
+
+struct ArchiveReader {
+  archive* handle = archive_read_new();
+  ~ArchiveReader() { archive_read_free(handle); }
+};
+
+template <typename Open>
+UnpackResult unpackWith(Open open, const fs::path& release_dir, const UnpackLimits& limits) {
+  UnpackResult result;
+  std::error_code ec;
+  if (fs::symlink_status(release_dir, ec).type() != fs::file_type::not_found) {
+    result.error = "the release folder " + release_dir.string() + " already exists";
+    return result;
+  }
+  const fs::path temp = release_dir.parent_path() /
+                        ("." + release_dir.filename().string() + ".unpacking-" + randomSuffix());
+  if (::mkdir(temp.c_str(), 0755) != 0) {
+    result.error = "cannot create " + temp.string() + ": " + errnoText(errno);
+    return result;
+  }
+  // Whatever goes wrong below, the half-made folder goes.
+  struct Cleanup {
+    const fs::path& path;
+    bool keep = false;
+    ~Cleanup() {
+      if (!keep) {
+        std::error_code ignored;
+        fs::remove_all(path, ignored);
+      }
+    }
+  } cleanup{temp};
+
+  Fd root(::open(temp.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (root.get() < 0) {
+    result.error = "cannot open " + temp.string() + ": " + errnoText(errno);
+    return result;
+  }
+  ArchiveReader reader;
+  archive_read_support_filter_gzip(reader.handle);
+  archive_read_support_format_tar(reader.handle);
+  if (open(reader.handle) != ARCHIVE_OK) {
+    const char* why = archive_error_string(reader.handle);
+    result.error = std::string("the release is not a gzip-compressed tar archive: ") +
+                   (why ? why : "unreadable");
+    return result;
+  }
+  Unpacker unpacker(limits, std::move(root), temp);
+  if (auto problem = unpacker.run(reader.handle)) {
+    result.error = std::move(problem);
+    return result;
+  }
+  // RENAME_NOREPLACE: a folder made meanwhile by someone else is never replaced.
+  if (::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, release_dir.c_str(), RENAME_NOREPLACE) != 0) {
+    result.error = "cannot move the release into place: " + errnoText(errno);
+    return result;
+  }
+  cleanup.keep = true;
+  result.files = unpacker.files();
+  result.bytes = unpacker.bytes();
+  return result;
+}
+
+}  // namespace
+
+CleanPath cleanArchivePath(std::string_view raw) {
+  CleanPath out;
+  if (!raw.empty() && raw.front() == '/') {
+    out.error = std::string(raw) + ": absolute paths are not allowed in a release";
+    return out;
+  }
+  std::size_t start = 0;
+  while (start <= raw.size()) {
+    auto end = raw.find('/', start);
+    if (end == std::string_view::npos) end = raw.size();
+    auto part = raw.substr(start, end - start);
+    start = end + 1;
+    if (part.empty() || part == ".") continue;
+    if (part == "..") {
+      out.path.clear();
+      out.error = std::string(raw) + ": '..' is not allowed in a release path";
+      return out;
+    }
+    if (!out.path.empty()) out.path += '/';
+    out.path += part;
+  }
+  return out;
+}
+
+UnpackResult unpackRelease(const fs::path& archive_file, const fs::path& release_dir,
+                           const UnpackLimits& limits) {
+  return unpackWith(
+      [&](archive* a) { return archive_read_open_filename(a, archive_file.c_str(), 64 * 1024); },
+      release_dir, limits);
+}
+
+UnpackResult unpackReleaseFromMemory(std::string_view archive_bytes, const fs::path& release_dir,
+                                     const UnpackLimits& limits) {
+  return unpackWith(
+      [&](archive* a) {
+        return archive_read_open_memory(a, archive_bytes.data(), archive_bytes.size());
+      },
+      release_dir, limits);
+}
+
+}  // namespace berth::runtime

@@ -1,0 +1,282 @@
+// Release archives: a good one unpacks whole (nested folders, executable bits, unicode names,
+// links inside); every dangerous kind is refused with its error and leaves nothing behind.
+#include "release_unpack.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "tar_builder.hpp"
+
+namespace fs = std::filesystem;
+using berth::runtime::cleanArchivePath;
+using berth::runtime::UnpackLimits;
+using berth::runtime::unpackRelease;
+using berth::runtime::unpackReleaseFromMemory;
+using berth::runtime::testing::TarBuilder;
+
+namespace {
+
+class ReleaseUnpack : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "berth-unpack-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    base_ = pattern;
+    fs::create_directories(base_ / "releases");
+    release_ = base_ / "releases" / "r1";
+  }
+  void TearDown() override { fs::remove_all(base_); }
+
+  static std::string read(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+
+  // The refusal leaves the releases folder exactly as empty as it was.
+  void expectRefused(const std::string& archive, const std::string& error,
+                     UnpackLimits limits = {}) {
+    auto result = unpackReleaseFromMemory(archive, release_, limits);
+    ASSERT_FALSE(result.ok());
+    EXPECT_EQ(*result.error, error);
+    EXPECT_FALSE(fs::exists(fs::symlink_status(release_)));
+    EXPECT_TRUE(fs::is_empty(base_ / "releases")) << "a half-unpacked folder was left";
+  }
+
+  fs::path base_;
+  fs::path release_;
+};
+
+TEST(CleanArchivePath, NormalisesAndRefuses) {
+  EXPECT_EQ(cleanArchivePath("./a//b/./c/").path, "a/b/c");
+  EXPECT_EQ(cleanArchivePath("./").path, "");
+  EXPECT_FALSE(cleanArchivePath("a/b").error);
+  EXPECT_EQ(*cleanArchivePath("/etc/passwd").error,
+            "/etc/passwd: absolute paths are not allowed in a release");
+  EXPECT_EQ(*cleanArchivePath("a/../../b").error,
+            "a/../../b: '..' is not allowed in a release path");
+  EXPECT_EQ(*cleanArchivePath("..").error, "..: '..' is not allowed in a release path");
+  EXPECT_FALSE(cleanArchivePath("a/..b/c..").error) << "only whole '..' components are refused";
+}
+
+TEST_F(ReleaseUnpack, GoodArchiveUnpacksWhole) {
+  TarBuilder tar;
+  tar.folder("./")
+      .file("./index.html", "<h1>hello</h1>")
+      .folder("./app/lib/deep")
+      .file("./app/lib/deep/module.js", "module.exports = 1;\n")
+      .file("./bin/server", "#!/bin/sh\necho hi\n", 0755)
+      .file("./héllo wörld/日本語.txt", "unicode")
+      .symlink("./app/current", "lib/deep/module.js")
+      .symlink("./app/lib/deep/up", "../../../index.html")
+      .hardlink("./copy.html", "./index.html");
+  auto result = unpackReleaseFromMemory(tar.finish(), release_, {});
+  ASSERT_TRUE(result.ok()) << *result.error;
+  EXPECT_EQ(result.files, 7u);
+  EXPECT_EQ(result.bytes, 14u + 20u + 18u + 7u);
+  EXPECT_EQ(read(release_ / "index.html"), "<h1>hello</h1>");
+  EXPECT_EQ(read(release_ / "app/lib/deep/module.js"), "module.exports = 1;\n");
+  EXPECT_EQ(read(release_ / "héllo wörld" / "日本語.txt"), "unicode");
+  EXPECT_EQ(read(release_ / "app/current"), "module.exports = 1;\n");
+  EXPECT_EQ(read(release_ / "app/lib/deep/up"), "<h1>hello</h1>");
+  EXPECT_EQ(read(release_ / "copy.html"), "<h1>hello</h1>");
+  EXPECT_EQ(fs::status(release_ / "copy.html").type(), fs::file_type::regular);
+  EXPECT_EQ(fs::hard_link_count(release_ / "index.html"), 2u);
+
+  struct stat st {};
+  ASSERT_EQ(::stat((release_ / "bin/server").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0755u) << "the executable bit is kept";
+  ASSERT_EQ(::stat((release_ / "index.html").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0644u);
+  EXPECT_EQ(st.st_mtime, 1700000000) << "modification times are kept (they make ETags)";
+  // Nothing but the release itself is left in the releases folder.
+  EXPECT_EQ(std::distance(fs::directory_iterator(base_ / "releases"), fs::directory_iterator()), 1);
+}
+
+TEST_F(ReleaseUnpack, SetuidAndWorldWritableBitsAreDropped) {
+  TarBuilder tar;
+  tar.file("suid", "x", 04777).file("open", "y", 0666);
+  auto result = unpackReleaseFromMemory(tar.finish(), release_, {});
+  ASSERT_TRUE(result.ok()) << *result.error;
+  struct stat st {};
+  ASSERT_EQ(::stat((release_ / "suid").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0755u);
+  ASSERT_EQ(::stat((release_ / "open").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0644u);
+}
+
+TEST_F(ReleaseUnpack, ArchiveFromFileWithPythonTarfile) {
+  // A second writer (Python's tarfile, GNU format, gzip) read from a file on disk.
+  const fs::path archive = base_ / "site.tar.gz";
+  const std::string script =
+      "import tarfile, io, sys\n"
+      "t = tarfile.open(sys.argv[1], 'w:gz', format=tarfile.GNU_FORMAT)\n"
+      "for name, data in [('site/index.html', b'<p>ok</p>'), ('site/ünïcødé.css', b'p{}')]:\n"
+      "    i = tarfile.TarInfo(name); i.size = len(data); t.addfile(i, io.BytesIO(data))\n"
+      "t.close()\n";
+  const fs::path script_file = base_ / "make.py";
+  std::ofstream(script_file) << script;
+  ASSERT_EQ(std::system(("python3 " + script_file.string() + " " + archive.string()).c_str()), 0);
+  auto result = unpackRelease(archive, release_, {});
+  ASSERT_TRUE(result.ok()) << *result.error;
+  EXPECT_EQ(result.files, 2u);
+  EXPECT_EQ(read(release_ / "site/index.html"), "<p>ok</p>");
+  EXPECT_EQ(read(release_ / "site" / "ünïcødé.css"), "p{}");
+}
+
+TEST_F(ReleaseUnpack, AbsolutePathRefused) {
+  TarBuilder tar;
+  tar.file("ok.txt", "fine").file("/tmp/berth-escape.txt", "evil");
+  expectRefused(tar.finish(), "/tmp/berth-escape.txt: absolute paths are not allowed in a release");
+  EXPECT_FALSE(fs::exists("/tmp/berth-escape.txt"));
+}
+
+TEST_F(ReleaseUnpack, DotDotRefused) {
+  TarBuilder tar;
+  tar.file("a/../../escape.txt", "evil");
+  expectRefused(tar.finish(), "a/../../escape.txt: '..' is not allowed in a release path");
+  EXPECT_FALSE(fs::exists(base_ / "escape.txt"));
+}
+
+TEST_F(ReleaseUnpack, AbsoluteSymlinkRefused) {
+  TarBuilder tar;
+  tar.symlink("passwd", "/etc/passwd");
+  expectRefused(tar.finish(), "passwd: a link pointing outside the release is not allowed");
+}
+
+TEST_F(ReleaseUnpack, SymlinkClimbingOutRefused) {
+  TarBuilder tar;
+  tar.folder("a").symlink("a/up", "../../outside");
+  expectRefused(tar.finish(), "a/up: a link pointing outside the release is not allowed");
+}
+
+TEST_F(ReleaseUnpack, SymlinkChainResolvingOutsideRefused) {
+  // Each text stays inside, but "b" resolves through "a" (the release itself) to its parent.
+  TarBuilder tar;
+  tar.symlink("a", ".").symlink("b", "a/..");
+  expectRefused(tar.finish(), "b: a link pointing outside the release is not allowed");
+}
+
+TEST_F(ReleaseUnpack, WritingThroughALinkRefused) {
+  // "dir" links inside the release; a later entry under it must still not follow it.
+  TarBuilder tar;
+  tar.folder("real").symlink("dir", "real").file("dir/file.txt", "x");
+  expectRefused(tar.finish(),
+                "dir/file.txt: goes through a link, which is not allowed in a release");
+}
+
+TEST_F(ReleaseUnpack, HardlinkOutsideRefused) {
+  TarBuilder tar;
+  tar.hardlink("shadow", "/etc/shadow");
+  expectRefused(tar.finish(), "shadow: a link pointing outside the release is not allowed");
+  TarBuilder tar2;
+  tar2.hardlink("shadow", "../../etc/shadow");
+  expectRefused(tar2.finish(), "shadow: a link pointing outside the release is not allowed");
+}
+
+TEST_F(ReleaseUnpack, HardlinkToMissingFileRefused) {
+  TarBuilder tar;
+  tar.hardlink("copy", "missing.txt");
+  expectRefused(tar.finish(),
+                "copy: links to missing.txt, which is not a file earlier in the release");
+}
+
+TEST_F(ReleaseUnpack, DeviceFilesFifosAndSocketsRefused) {
+  for (unsigned type : {AE_IFCHR, AE_IFBLK, AE_IFIFO}) {
+    TarBuilder tar;
+    tar.file("ok.txt", "x").special("dev/thing", type);
+    expectRefused(tar.finish(),
+                  "dev/thing: device files, fifos and sockets are not allowed in a release");
+  }
+}
+
+TEST_F(ReleaseUnpack, TarBombBytesRefused) {
+  // 8 MB of zeros compress to a few KB; the limit is on what it expands to.
+  TarBuilder tar;
+  tar.zeros("bomb.bin", 8 * 1024 * 1024);
+  const std::string archive = tar.finish();
+  EXPECT_LT(archive.size(), 64u * 1024);
+  UnpackLimits limits;
+  limits.max_bytes = 1024 * 1024;
+  expectRefused(archive, "the release expands past 1048576 bytes, the limit for one release",
+                limits);
+}
+
+TEST_F(ReleaseUnpack, ManySmallFilesAddingUpPastTheByteLimitRefused) {
+  TarBuilder tar;
+  for (int i = 0; i < 10; ++i) tar.file("f" + std::to_string(i), std::string(200, 'x'));
+  UnpackLimits limits;
+  limits.max_bytes = 1000;
+  expectRefused(tar.finish(), "the release expands past 1000 bytes, the limit for one release",
+                limits);
+}
+
+TEST_F(ReleaseUnpack, ExactlyAtTheLimitsIsAccepted) {
+  TarBuilder tar;
+  for (int i = 0; i < 5; ++i) tar.file("f" + std::to_string(i), std::string(200, 'x'));
+  UnpackLimits limits;
+  limits.max_bytes = 1000;
+  limits.max_entries = 5;
+  auto result = unpackReleaseFromMemory(tar.finish(), release_, limits);
+  ASSERT_TRUE(result.ok()) << *result.error;
+  EXPECT_EQ(result.bytes, 1000u);
+  EXPECT_EQ(result.files, 5u);
+}
+
+TEST_F(ReleaseUnpack, TarBombFileCountRefused) {
+  TarBuilder tar;
+  for (int i = 0; i < 51; ++i) tar.folder("d" + std::to_string(i));
+  UnpackLimits limits;
+  limits.max_entries = 50;
+  expectRefused(tar.finish(), "the release holds more than 50 files, the limit for one release",
+                limits);
+}
+
+TEST_F(ReleaseUnpack, NotAnArchiveRefused) {
+  auto result =
+      unpackReleaseFromMemory("this is not a tar archive at all, just text", release_, {});
+  ASSERT_FALSE(result.ok());
+  EXPECT_TRUE(result.error->starts_with("the release is not a gzip-compressed tar archive: "))
+      << *result.error;
+  EXPECT_TRUE(fs::is_empty(base_ / "releases"));
+}
+
+TEST_F(ReleaseUnpack, TruncatedArchiveRefused) {
+  TarBuilder tar;
+  tar.file("a.txt", std::string(100000, 'a')).file("b.txt", std::string(100000, 'b'));
+  std::string archive = tar.finish();
+  archive.resize(archive.size() / 2);
+  auto result = unpackReleaseFromMemory(archive, release_, {});
+  ASSERT_FALSE(result.ok());
+  EXPECT_TRUE(result.error->starts_with("the release archive is damaged: ") ||
+              result.error->starts_with("the release is not a gzip-compressed tar archive: "))
+      << *result.error;
+  EXPECT_TRUE(fs::is_empty(base_ / "releases"));
+}
+
+TEST_F(ReleaseUnpack, ExistingReleaseFolderIsNeverReplaced) {
+  fs::create_directories(release_);
+  std::ofstream(release_ / "keep.txt") << "old";
+  TarBuilder tar;
+  tar.file("index.html", "new");
+  auto result = unpackReleaseFromMemory(tar.finish(), release_, {});
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(*result.error, "the release folder " + release_.string() + " already exists");
+  EXPECT_EQ(read(release_ / "keep.txt"), "old");
+}
+
+TEST_F(ReleaseUnpack, LaterEntryReplacesEarlierOneAsTarDoes) {
+  TarBuilder tar;
+  tar.file("a.txt", "first").file("a.txt", "second");
+  auto result = unpackReleaseFromMemory(tar.finish(), release_, {});
+  ASSERT_TRUE(result.ok()) << *result.error;
+  EXPECT_EQ(read(release_ / "a.txt"), "second");
+}
+
+}  // namespace
