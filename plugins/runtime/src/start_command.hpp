@@ -1,0 +1,60 @@
+// How a release is started (issue 6, api.md PATCH rules 3-5): the x-berth-cmd header, else the
+// project's cmd, else detected from the release's files. Commands are split into argv here and
+// run directly, never through a shell.
+#pragma once
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace berth::runtime {
+
+// The same rule the projects plugin applies to PATCH cmd (plugins/projects/src/commands.*),
+// reimplemented because plugins share no sources: one line; none of | & ; < > ` ( ) quotes *;
+// no leading NAME=value. nullopt when acceptable.
+std::optional<std::string> commandProblem(std::string_view cmd);
+
+// The Project/Release `runtime` of a command, from its first word (basename): Node, Static,
+// Python, Ruby, Go, PHP, Java, Rust; nullopt when not recognised. Same table as the projects
+// plugin's guessRuntime.
+std::optional<std::string> runtimeOfCommand(std::string_view cmd);
+
+// Words separated by spaces or tabs (commandProblem has refused quotes, so nothing groups).
+std::vector<std::string> splitCommand(std::string_view cmd);
+
+enum class StartKind {
+  Static,   // files served by the edge, no process
+  Process,  // argv run on a loopback port
+  Php,      // index.php: PHP served through the PHP runtime, not a command of the app's
+};
+
+struct StartPlan {
+  StartKind kind = StartKind::Process;
+  std::string cmd;                // the command as recorded on the Release ("" for Static)
+  std::vector<std::string> argv;  // Process: what is executed (argv[0] looked up on PATH)
+  std::vector<std::pair<std::string, std::string>> env;  // from a package.json start script
+  std::optional<std::string> runtime;                    // the Release's `runtime`
+  std::string source;                                    // "header", "project" or "detected"
+  std::vector<std::string> build;  // a build step to run first (Node: npm ci), empty: none
+};
+
+struct StartChoice {
+  std::optional<StartPlan> plan;
+  std::optional<std::string> error;  // why the release cannot start (the Release's `error`)
+};
+
+// Which interpreters exist on this machine (tests pass their own).
+using ToolFinder = std::function<bool(const std::string& program)>;
+bool toolOnPath(const std::string& program);
+
+// `header`: the x-berth-cmd value when the upload sent one. `project_cmd`: the project's cmd
+// ("" when unset). `release_dir`: the unpacked release.
+StartChoice chooseStartCommand(const std::optional<std::string>& header,
+                               std::string_view project_cmd,
+                               const std::filesystem::path& release_dir,
+                               const ToolFinder& tool_exists = toolOnPath);
+
+}  // namespace berth::runtime
