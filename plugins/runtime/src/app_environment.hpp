@@ -1,0 +1,30 @@
+// The environment an app process gets: nothing of berthd's own (its secrets must not leak),
+// only what the platform sets. Later sources never override the platform's own names.
+#pragma once
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace berth::runtime {
+
+struct AppEnvironmentInput {
+  std::string release_dir;
+  unsigned port = 0;
+  std::string database_url;                    // DATABASE_URL; may be empty
+  std::map<std::string, std::string> pg;       // PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE
+  std::map<std::string, std::string> secrets;  // runtime-scoped secrets of the project
+  std::vector<std::pair<std::string, std::string>> start_env;  // from package.json's start script
+};
+
+// PORT, HOME (the release folder), PATH (with the release's node_modules/.bin first), LANG,
+// DATABASE_URL, PG*, then secrets and the start script's assignments where they do not clash:
+// PORT, HOME, PATH, DATABASE_URL and PG* always keep the platform's values.
+std::map<std::string, std::string> appEnvironment(const AppEnvironmentInput& input);
+
+// "$PORT" and "${PORT}" in each argument replaced from `env` (commands run without a shell,
+// so "--port $PORT" would otherwise reach the app as written). Unknown names stay as written.
+std::vector<std::string> expandArguments(const std::vector<std::string>& argv,
+                                         const std::map<std::string, std::string>& env);
+
+}  // namespace berth::runtime

@@ -1,0 +1,407 @@
+#include "process_supervisor.hpp"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/eventfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "child_process.hpp"
+#include "readiness.hpp"
+
+namespace berth::runtime {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+constexpr std::size_t kLinesInOutcome = 20;
+constexpr milliseconds kProbeInterval{10};
+
+milliseconds until(Clock::time_point deadline) {
+  return std::max(milliseconds(0),
+                  std::chrono::duration_cast<milliseconds>(deadline - Clock::now()));
+}
+
+// Exited, not yet reaped (so its group id stays reserved until the group is killed).
+bool hasExited(pid_t pid) {
+  siginfo_t info{};
+  return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0 ||
+         info.si_pid == pid;
+}
+
+std::string seconds(milliseconds ms) {
+  if (ms < milliseconds(1000)) return std::to_string(ms.count()) + " ms";
+  const auto whole = ms.count() / 1000;
+  const auto tenths = (ms.count() % 1000) / 100;
+  return std::to_string(whole) + (tenths ? "." + std::to_string(tenths) : "") + " s";
+}
+
+}  // namespace
+
+milliseconds restartDelay(const RestartPolicy& policy, int consecutive_crashes) {
+  milliseconds delay = policy.first_delay;
+  for (int i = 1; i < consecutive_crashes && delay < policy.max_delay; ++i) delay *= 2;
+  return std::min(delay, policy.max_delay);
+}
+
+std::string_view stateName(AppState state) {
+  switch (state) {
+    case AppState::Stopped:
+      return "stopped";
+    case AppState::Starting:
+      return "starting";
+    case AppState::Running:
+      return "running";
+    case AppState::Restarting:
+      return "restarting";
+  }
+  return "stopped";
+}
+
+AppProcess::AppProcess(AppSpec spec, LineSink on_line, EventSink on_event)
+    : spec_(std::move(spec)),
+      on_line_(std::move(on_line)),
+      on_event_(std::move(on_event)),
+      lines_(spec_.ring_lines) {
+  if (spec_.argv.empty()) throw std::invalid_argument("AppProcess: empty command");
+  wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (wake_fd_ < 0) throw std::runtime_error("AppProcess: eventfd failed");
+  supervisor_ = std::thread([this] { run(); });
+}
+
+AppProcess::~AppProcess() {
+  {
+    std::lock_guard lock(mutex_);
+    shutdown_ = true;
+    want_running_ = false;
+  }
+  changed_.notify_all();
+  wakeSupervisor();
+  supervisor_.join();
+  ::close(wake_fd_);
+}
+
+void AppProcess::wakeSupervisor() {
+  const std::uint64_t one = 1;
+  ssize_t ignored = ::write(wake_fd_, &one, sizeof one);
+  (void)ignored;
+}
+
+void AppProcess::event(const std::string& message) {
+  if (on_event_) on_event_(message);
+}
+
+AppState AppProcess::state() const {
+  std::lock_guard lock(mutex_);
+  return state_;
+}
+
+std::uint16_t AppProcess::port() const {
+  std::lock_guard lock(mutex_);
+  return state_ == AppState::Running ? port_ : 0;
+}
+
+void AppProcess::start(Done done) {
+  StartOutcome now;
+  {
+    std::lock_guard lock(mutex_);
+    if (shutdown_) {
+      now.error = "the server is shutting down";
+    } else if (state_ == AppState::Running && want_running_) {
+      now.ready = true;
+      now.port = port_;
+    } else {
+      waiters_.push_back(std::move(done));
+      want_running_ = true;
+      if (state_ == AppState::Stopped) state_ = AppState::Starting;
+      changed_.notify_all();
+      return;
+    }
+  }
+  done(now);
+}
+
+StartOutcome AppProcess::startAndWait() {
+  std::mutex m;
+  std::condition_variable cv;
+  std::optional<StartOutcome> result;
+  start([&](const StartOutcome& outcome) {
+    std::lock_guard lock(m);
+    result = outcome;
+    cv.notify_all();
+  });
+  std::unique_lock lock(m);
+  cv.wait(lock, [&] { return result.has_value(); });
+  return *result;
+}
+
+void AppProcess::stop() {
+  std::unique_lock lock(mutex_);
+  want_running_ = false;
+  changed_.notify_all();
+  lock.unlock();
+  wakeSupervisor();
+  lock.lock();
+  changed_.wait(lock, [&] { return state_ == AppState::Stopped || shutdown_; });
+}
+
+void AppProcess::finishWaiters(const StartOutcome& outcome) {
+  std::vector<Done> waiters;
+  {
+    std::lock_guard lock(mutex_);
+    waiters.swap(waiters_);
+  }
+  for (auto& done : waiters) done(outcome);
+}
+
+bool AppProcess::waitForStopOrFor(milliseconds delay) {
+  const auto deadline = Clock::now() + delay;
+  for (;;) {
+    {
+      std::lock_guard lock(mutex_);
+      if (!want_running_ || shutdown_) return true;
+    }
+    const auto left = until(deadline);
+    if (left.count() == 0) return false;
+    struct pollfd p {
+      wake_fd_, POLLIN, 0
+    };
+    if (::poll(&p, 1, static_cast<int>(left.count())) > 0) {
+      std::uint64_t count = 0;
+      ssize_t ignored = ::read(wake_fd_, &count, sizeof count);
+      (void)ignored;
+    }
+  }
+}
+
+void AppProcess::readOutput(int fd) {
+  LineSplitter splitter;
+  auto sink = [this](std::string_view line) {
+    lines_.push(line);
+    if (on_line_) on_line_(line);
+  };
+  char buffer[4096];
+  for (;;) {
+    struct pollfd p {
+      fd, POLLIN, 0
+    };
+    const int ready = ::poll(&p, 1, 50);
+    if (ready == 0) {
+      // Nothing pending: after a stop, helpers that escaped the group may hold the pipe open.
+      if (reader_stop_) break;
+      continue;
+    }
+    if (ready < 0 && errno == EINTR) continue;
+    const ssize_t got = ::read(fd, buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    splitter.feed(std::string_view(buffer, static_cast<std::size_t>(got)), sink);
+  }
+  splitter.finish(sink);
+  ::close(fd);
+}
+
+StartOutcome AppProcess::launch() {
+  StartOutcome outcome;
+  const auto finishReader = [this] {
+    reader_stop_ = true;
+    if (reader_.joinable()) reader_.join();
+  };
+  const auto failed = [&](std::string error) {
+    finishReader();
+    outcome.ready = false;
+    outcome.error = std::move(error);
+    outcome.last_lines = lines_.last(kLinesInOutcome);
+    return outcome;
+  };
+  const auto wantRunning = [this] {
+    std::lock_guard lock(mutex_);
+    return want_running_ && !shutdown_;
+  };
+
+  ChildSpec child;
+  try {
+    const std::uint16_t port = freeLoopbackPort();
+    AppEnvironmentInput input = spec_.environment;
+    input.release_dir = spec_.release_dir;
+    input.port = port;
+    child.env = appEnvironment(input);
+    child.argv = expandArguments(spec_.argv, child.env);
+    if (spec_.sandbox) child.argv = sandboxedArgv(*spec_.sandbox, spec_.release_dir, child.argv);
+    child.cwd = spec_.release_dir;
+    child.run_as = spec_.run_as;
+    const StartedChild started = spawnChild(child);
+    pid_ = started.pid;
+    outcome.port = port;
+    ++starts_;
+    reader_stop_ = false;
+    reader_ = std::thread([this, fd = started.output_fd] { readOutput(fd); });
+  } catch (const std::exception& e) {
+    return failed(e.what());
+  }
+  event("started " + spec_.argv.front() + " (pid " + std::to_string(pid_) + ", port " +
+        std::to_string(outcome.port) + ")");
+
+  const auto began = Clock::now();
+  const auto deadline = began + spec_.start_timeout;
+  for (;;) {
+    if (hasExited(pid_)) {
+      ::kill(-pid_, SIGKILL);
+      const ChildExit exit = reap(pid_);
+      pid_ = -1;
+      return failed("the app " + exit.describe() + " before it accepted connections");
+    }
+    if (!wantRunning()) {
+      stopChild(pid_, spec_.stop_grace);
+      pid_ = -1;
+      return failed("the app was stopped before it was ready");
+    }
+    const bool ready = spec_.readiness_path ? httpStatus(outcome.port, *spec_.readiness_path,
+                                                         std::max(until(deadline), milliseconds(1)))
+                                                      .value_or(999) < 400
+                                            : acceptsConnections(outcome.port);
+    if (ready) {
+      outcome.ready = true;
+      event("ready in " +
+            std::to_string(std::chrono::duration_cast<milliseconds>(Clock::now() - began).count()) +
+            " ms");
+      return outcome;
+    }
+    if (Clock::now() >= deadline) {
+      stopChild(pid_, spec_.stop_grace);
+      pid_ = -1;
+      return failed(spec_.readiness_path
+                        ? "the app's readiness path " + *spec_.readiness_path +
+                              " did not answer within " + seconds(spec_.start_timeout)
+                        : "the app did not accept connections on its port within " +
+                              seconds(spec_.start_timeout));
+    }
+    struct pollfd p {
+      wake_fd_, POLLIN, 0
+    };
+    if (::poll(&p, 1, static_cast<int>(std::min(kProbeInterval, until(deadline)).count())) > 0) {
+      std::uint64_t count = 0;
+      ssize_t ignored = ::read(wake_fd_, &count, sizeof count);
+      (void)ignored;
+    }
+  }
+}
+
+void AppProcess::run() {
+  int consecutive_crashes = 0;
+  bool restarting = false;
+  const auto setStopped = [this] {
+    {
+      std::lock_guard lock(mutex_);
+      state_ = AppState::Stopped;
+      port_ = 0;
+    }
+    changed_.notify_all();
+  };
+  for (;;) {
+    {
+      std::unique_lock lock(mutex_);
+      if (!want_running_ && !restarting && state_ != AppState::Stopped) {
+        // A start asked for and taken back before this thread got to it.
+        state_ = AppState::Stopped;
+        lock.unlock();
+        changed_.notify_all();
+        finishWaiters({false, 0, "the app was stopped before it was ready", {}});
+        lock.lock();
+      }
+      changed_.wait(lock, [&] { return want_running_ || shutdown_; });
+      if (shutdown_) break;
+      if (!restarting) state_ = AppState::Starting;
+    }
+    const auto started_at = Clock::now();
+    const StartOutcome outcome = launch();
+    if (!outcome.ready) {
+      bool stop_asked;
+      {
+        std::lock_guard lock(mutex_);
+        stop_asked = !want_running_ || shutdown_;
+      }
+      if (restarting && !stop_asked) {
+        // A crash loop keeps backing off; callers waiting meanwhile keep waiting.
+        ++consecutive_crashes;
+        ++crashes_total_;
+        const auto delay = restartDelay(spec_.restart, consecutive_crashes);
+        event("the restart failed (" + outcome.error + "); trying again in " + seconds(delay));
+        if (!waitForStopOrFor(delay)) continue;
+      }
+      event("the start failed: " + outcome.error);
+      {
+        std::lock_guard lock(mutex_);
+        want_running_ = false;
+      }
+      restarting = false;
+      setStopped();
+      finishWaiters(outcome);
+      continue;
+    }
+    {
+      std::lock_guard lock(mutex_);
+      state_ = AppState::Running;
+      port_ = outcome.port;
+    }
+    changed_.notify_all();
+    restarting = false;
+    finishWaiters(outcome);
+
+    // Running: wait for it to exit or for a stop.
+    const int pidfd = openPidFd(pid_);
+    bool stop_asked = false;
+    for (;;) {
+      {
+        std::lock_guard lock(mutex_);
+        stop_asked = !want_running_ || shutdown_;
+      }
+      if (stop_asked || hasExited(pid_)) break;
+      struct pollfd fds[2] = {{wake_fd_, POLLIN, 0}, {pidfd, POLLIN, 0}};
+      if (::poll(fds, pidfd >= 0 ? 2 : 1, pidfd >= 0 ? -1 : 100) > 0 && (fds[0].revents & POLLIN)) {
+        std::uint64_t count = 0;
+        ssize_t ignored = ::read(wake_fd_, &count, sizeof count);
+        (void)ignored;
+      }
+    }
+    if (pidfd >= 0) ::close(pidfd);
+    if (stop_asked) {
+      const ChildExit exit = stopChild(pid_, spec_.stop_grace);
+      pid_ = -1;
+      reader_stop_ = true;
+      if (reader_.joinable()) reader_.join();
+      event("stopped (the app " + exit.describe() + ")");
+      setStopped();
+      continue;
+    }
+    ::kill(-pid_, SIGKILL);  // whatever it started goes with it
+    const ChildExit exit = reap(pid_);
+    pid_ = -1;
+    reader_stop_ = true;
+    if (reader_.joinable()) reader_.join();
+    if (Clock::now() - started_at >= spec_.restart.stable_after) consecutive_crashes = 0;
+    ++consecutive_crashes;
+    ++crashes_total_;
+    const auto delay = restartDelay(spec_.restart, consecutive_crashes);
+    event("crashed (the app " + exit.describe() + "); restarting in " + seconds(delay));
+    {
+      std::lock_guard lock(mutex_);
+      state_ = AppState::Restarting;
+      port_ = 0;
+    }
+    changed_.notify_all();
+    if (waitForStopOrFor(delay)) {
+      setStopped();
+      continue;
+    }
+    restarting = true;
+  }
+  finishWaiters({false, 0, "the server is shutting down", {}});
+  setStopped();
+}
+
+}  // namespace berth::runtime

@@ -1,0 +1,98 @@
+#include "readiness.hpp"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <stdexcept>
+
+namespace berth::runtime {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+sockaddr_in loopback(std::uint16_t port) {
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  return addr;
+}
+
+int connectTo(std::uint16_t port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  auto addr = loopback(port);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+}  // namespace
+
+std::uint16_t freeLoopbackPort() {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) throw std::runtime_error("cannot find a free port: socket failed");
+  auto addr = loopback(0);
+  socklen_t len = sizeof addr;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    ::close(fd);
+    throw std::runtime_error("cannot find a free port");
+  }
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+bool acceptsConnections(std::uint16_t port) {
+  int fd = connectTo(port);
+  if (fd < 0) return false;
+  ::close(fd);
+  return true;
+}
+
+std::optional<int> httpStatus(std::uint16_t port, const std::string& path,
+                              std::chrono::milliseconds timeout) {
+  const auto deadline = Clock::now() + timeout;
+  int fd = connectTo(port);
+  if (fd < 0) return std::nullopt;
+  const std::string request =
+      "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+  if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) !=
+      static_cast<ssize_t>(request.size())) {
+    ::close(fd);
+    return std::nullopt;
+  }
+  std::string head;
+  while (head.find("\r\n") == std::string::npos && head.size() < 1024) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0) break;
+    struct pollfd p {
+      fd, POLLIN, 0
+    };
+    if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) break;
+    char buffer[512];
+    ssize_t got = ::recv(fd, buffer, sizeof buffer, 0);
+    if (got <= 0) break;
+    head.append(buffer, static_cast<size_t>(got));
+  }
+  ::close(fd);
+  // "HTTP/1.1 200 OK"
+  if (!head.starts_with("HTTP/") || head.find(' ') == std::string::npos) return std::nullopt;
+  const auto space = head.find(' ');
+  if (head.size() < space + 4) return std::nullopt;
+  int status = 0;
+  for (std::size_t i = space + 1; i < space + 4; ++i) {
+    if (head[i] < '0' || head[i] > '9') return std::nullopt;
+    status = status * 10 + (head[i] - '0');
+  }
+  return status;
+}
+
+}  // namespace berth::runtime

@@ -1,0 +1,38 @@
+#include "sandbox.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+
+namespace berth::runtime {
+
+std::vector<std::string> sandboxedArgv(const SandboxOptions& options,
+                                       const std::string& release_dir,
+                                       const std::vector<std::string>& argv) {
+  // --die-with-parent: the sandbox goes when the process that started it does. No
+  // --new-session: the stop signal reaches the app through the process group it shares.
+  std::vector<std::string> out = {options.bwrap,   "--die-with-parent",
+                                  "--unshare-all", "--share-net",
+                                  "--proc",        "/proc",
+                                  "--dev",         "/dev",
+                                  "--tmpfs",       "/tmp"};
+  for (const auto& path : options.system_paths) {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0) continue;
+    if (S_ISLNK(st.st_mode)) {
+      std::array<char, 4096> target{};
+      const ssize_t n = ::readlink(path.c_str(), target.data(), target.size() - 1);
+      if (n <= 0) continue;
+      out.insert(out.end(),
+                 {"--symlink", std::string(target.data(), static_cast<size_t>(n)), path});
+    } else {
+      out.insert(out.end(), {"--ro-bind", path, path});
+    }
+  }
+  out.insert(out.end(), {"--bind", release_dir, release_dir, "--chdir", release_dir, "--"});
+  out.insert(out.end(), argv.begin(), argv.end());
+  return out;
+}
+
+}  // namespace berth::runtime
