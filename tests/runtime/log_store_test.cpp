@@ -42,17 +42,17 @@ TEST(LogLimit, DefaultRangeAndErrors) {
 TEST(LogBuffer, BoundedPerProjectAndSaysWhatWasDropped) {
   LogBuffer buffer(3, 10);
   for (int i = 0; i < 5; ++i)
-    buffer.add(1, LogEntry{i, "process", {}, {}, {}, {}, "line " + std::to_string(i)});
-  buffer.add(2, LogEntry{9, "process", {}, {}, {}, {}, "0123456789 and more"});
+    buffer.add("p1", LogEntry{i, "process", {}, {}, {}, {}, "line " + std::to_string(i)});
+  buffer.add("p2", LogEntry{9, "process", {}, {}, {}, {}, "0123456789 and more"});
   auto taken = buffer.take();
-  ASSERT_EQ(taken[1].size(), 4u);
-  EXPECT_EQ(taken[1][0].kind, "platform");
-  EXPECT_EQ(taken[1][0].message,
+  ASSERT_EQ(taken["p1"].size(), 4u);
+  EXPECT_EQ(taken["p1"][0].kind, "platform");
+  EXPECT_EQ(taken["p1"][0].message,
             "2 log lines were dropped: the app printed faster than they are stored");
-  EXPECT_EQ(taken[1][1].message, "line 2");
-  EXPECT_EQ(taken[1][3].message, "line 4");
-  ASSERT_EQ(taken[2].size(), 1u);
-  EXPECT_EQ(taken[2][0].message, "0123456789");
+  EXPECT_EQ(taken["p1"][1].message, "line 2");
+  EXPECT_EQ(taken["p1"][3].message, "line 4");
+  ASSERT_EQ(taken["p2"].size(), 1u);
+  EXPECT_EQ(taken["p2"][0].message, "0123456789");
   EXPECT_TRUE(buffer.take().empty()) << "taking empties the buffer";
 }
 
@@ -91,11 +91,11 @@ class LogTable : public ::testing::Test {
     return Result(PQexecParams(conn_.get(), sql, static_cast<int>(values.size()), nullptr,
                                values.data(), nullptr, nullptr, 0));
   }
-  static void store(int project, const std::vector<LogEntry>& entries, int keep) {
+  static void store(const std::string& project, const std::vector<LogEntry>& entries, int keep) {
     Result begin(PQexec(conn_.get(), "BEGIN"));
-    Result insert = run(kInsertLogsSql, {std::to_string(project), logBatchJson(entries)});
+    Result insert = run(kInsertLogsSql, {project, logBatchJson(entries)});
     ASSERT_EQ(PQresultStatus(insert.get()), PGRES_COMMAND_OK) << PQerrorMessage(conn_.get());
-    Result trim = run(kTrimLogsSql, {std::to_string(project), std::to_string(keep)});
+    Result trim = run(kTrimLogsSql, {project, std::to_string(keep)});
     ASSERT_EQ(PQresultStatus(trim.get()), PGRES_COMMAND_OK) << PQerrorMessage(conn_.get());
     Result commit(PQexec(conn_.get(), "COMMIT"));
   }
@@ -111,39 +111,39 @@ TEST_F(LogTable, NewestFirstBoundedPerProject) {
       const int n = batch * 30 + i;
       entries.push_back({n, "process", {}, {}, {}, {}, "line " + std::to_string(n)});
     }
-    store(7, entries, 100);
+    store("p7", entries, 100);
   }
-  store(8, {{1, "request", "GET", "/x", 404, 3, ""}}, 100);
+  store("p8", {{1, "request", "GET", "/x", 404, 3, ""}}, 100);
 
-  Result count = run("SELECT count(*) FROM runtime_logs WHERE project_id = 7", {});
+  Result count = run("SELECT count(*) FROM runtime_logs WHERE project_id = 'p7'", {});
   EXPECT_STREQ(PQgetvalue(count.get(), 0, 0), "100") << "the oldest 50 were trimmed";
 
-  Result rows = run(kSelectLogsSql, {"7", "3"});
+  Result rows = run(kSelectLogsSql, {"p7", "3"});
   ASSERT_EQ(PQntuples(rows.get()), 3);
   EXPECT_STREQ(PQgetvalue(rows.get(), 0, 6), "line 149") << "newest first";
   EXPECT_STREQ(PQgetvalue(rows.get(), 2, 6), "line 147");
   EXPECT_TRUE(PQgetisnull(rows.get(), 0, 2)) << "a process line has no method";
 
-  Result other = run(kSelectLogsSql, {"8", "100"});
+  Result other = run(kSelectLogsSql, {"p8", "100"});
   ASSERT_EQ(PQntuples(other.get()), 1) << "trimming one project leaves the others alone";
   EXPECT_STREQ(PQgetvalue(other.get(), 0, 1), "request");
   EXPECT_STREQ(PQgetvalue(other.get(), 0, 4), "404");
 }
 
 TEST_F(LogTable, UnknownKindIsRefusedByTheTable) {
-  Result insert = run(kInsertLogsSql, {"9", logBatchJson({{1, "debug", {}, {}, {}, {}, "x"}})});
+  Result insert = run(kInsertLogsSql, {"p9", logBatchJson({{1, "debug", {}, {}, {}, {}, "x"}})});
   EXPECT_EQ(PQresultStatus(insert.get()), PGRES_FATAL_ERROR);
 }
 
 TEST_F(LogTable, OneLiveAndOneBuildingReleasePerProject) {
   Result a =
       run("INSERT INTO runtime_releases (id, project_id, status, region) "
-          "VALUES ('r1', 1, 'building', 'us-central')",
+          "VALUES ('r1', 'p1', 'building', 'us-central')",
           {});
   ASSERT_EQ(PQresultStatus(a.get()), PGRES_COMMAND_OK) << PQerrorMessage(conn_.get());
   Result b =
       run("INSERT INTO runtime_releases (id, project_id, status, region) "
-          "VALUES ('r2', 1, 'building', 'us-central')",
+          "VALUES ('r2', 'p1', 'building', 'us-central')",
           {});
   EXPECT_EQ(PQresultStatus(b.get()), PGRES_FATAL_ERROR) << "a second build of one project";
   EXPECT_STREQ(PQresultErrorField(b.get(), PG_DIAG_SQLSTATE), "23505");

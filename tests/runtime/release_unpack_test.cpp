@@ -1,6 +1,8 @@
-// Release archives: a good one unpacks whole (nested folders, executable bits, unicode names,
-// links inside); every dangerous kind is refused with its error and leaves nothing behind.
+// Releases: promote conflicts and pruning (release_rules); archives: a good one unpacks whole
+// (nested folders, executable bits, unicode names, links inside); every dangerous kind is refused
+// with its error and leaves nothing behind.
 #include "release_unpack.hpp"
+#include "release_rules.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -14,6 +16,9 @@
 
 namespace fs = std::filesystem;
 using berth::runtime::cleanArchivePath;
+using berth::runtime::promoteProblem;
+using berth::runtime::ReleaseRow;
+using berth::runtime::releasesToPrune;
 using berth::runtime::UnpackLimits;
 using berth::runtime::unpackRelease;
 using berth::runtime::unpackReleaseFromMemory;
@@ -277,6 +282,47 @@ TEST_F(ReleaseUnpack, LaterEntryReplacesEarlierOneAsTarDoes) {
   auto result = unpackReleaseFromMemory(tar.finish(), release_, {});
   ASSERT_TRUE(result.ok()) << *result.error;
   EXPECT_EQ(read(release_ / "a.txt"), "second");
+}
+
+TEST(Promote, ReadyReleaseMayBeMadeLive) {
+  std::vector<ReleaseRow> rows = {{"r2", "live", 20}, {"r1", "ready", 10}};
+  EXPECT_FALSE(promoteProblem(rows, rows[1]));
+  EXPECT_FALSE(promoteProblem(rows, rows[0])) << "promoting the live one changes nothing";
+}
+
+TEST(Promote, ConflictWhileBuilding) {
+  std::vector<ReleaseRow> rows = {{"r3", "building", 30}, {"r2", "live", 20}, {"r1", "ready", 10}};
+  auto problem = promoteProblem(rows, rows[2]);
+  ASSERT_TRUE(problem);
+  EXPECT_EQ(problem->status, 409);
+  EXPECT_EQ(problem->error, "a release is building; promote again when it is done");
+}
+
+TEST(Promote, GoneWhenPrunedOrFailed) {
+  std::vector<ReleaseRow> rows = {{"r2", "live", 20}, {"r1", "pruned", 10}, {"r0", "failed", 5}};
+  auto pruned = promoteProblem(rows, rows[1]);
+  ASSERT_TRUE(pruned);
+  EXPECT_EQ(pruned->status, 410);
+  EXPECT_EQ(pruned->error, "release r1 was pruned: its files are gone, so it cannot be made live");
+  auto failed = promoteProblem(rows, rows[2]);
+  ASSERT_TRUE(failed);
+  EXPECT_EQ(failed->status, 410);
+  EXPECT_EQ(failed->error, "release r0 failed to build, so it cannot be made live");
+}
+
+TEST(Prune, KeepsTheNewestWithFilesAndNeverTheLiveOne) {
+  std::vector<ReleaseRow> rows = {{"r6", "ready", 60}, {"r5", "failed", 50}, {"r4", "ready", 40},
+                                  {"r3", "ready", 30}, {"r2", "live", 20},   {"r1", "ready", 10},
+                                  {"r0", "pruned", 5}};
+  // Keep 2: r6 and r4 are newest; r3 and r1 go; r2 is live (promoted) and stays.
+  EXPECT_EQ(releasesToPrune(rows, 2), (std::vector<std::string>{"r3", "r1"}));
+  EXPECT_TRUE(releasesToPrune(rows, 10).empty());
+  EXPECT_EQ(releasesToPrune(rows, 0), (std::vector<std::string>{"r6", "r4", "r3", "r1"}));
+}
+
+TEST(Prune, SameSecondOrderedById) {
+  std::vector<ReleaseRow> rows = {{"a", "ready", 1}, {"b", "ready", 1}, {"c", "live", 1}};
+  EXPECT_EQ(releasesToPrune(rows, 1), (std::vector<std::string>{"b", "a"}));
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 -- is not built as a plugin until its routes are complete (see README).
 CREATE TABLE runtime_releases (
   id text PRIMARY KEY,
-  project_id bigint NOT NULL,
+  project_id text NOT NULL,
   status text NOT NULL CHECK (status IN ('building', 'live', 'ready', 'failed', 'pruned')),
   created_at bigint NOT NULL DEFAULT extract(epoch FROM now())::bigint,
   files bigint NOT NULL DEFAULT 0,
@@ -24,7 +24,7 @@ CREATE UNIQUE INDEX runtime_releases_one_live ON runtime_releases (project_id)
 
 CREATE TABLE runtime_logs (
   id bigserial PRIMARY KEY,
-  project_id bigint NOT NULL,
+  project_id text NOT NULL,
   at bigint NOT NULL,
   kind text NOT NULL CHECK (kind IN ('request', 'schedule', 'process', 'platform')),
   method text,

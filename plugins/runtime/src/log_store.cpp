@@ -6,7 +6,7 @@ namespace berth::runtime {
 
 const char* const kInsertLogsSql =
     "INSERT INTO runtime_logs (project_id, at, kind, method, path, status, ms, message) "
-    "SELECT $1::bigint, e.at, e.kind, e.method, e.path, e.status, e.ms, e.message "
+    "SELECT $1::text, e.at, e.kind, e.method, e.path, e.status, e.ms, e.message "
     "FROM ROWS FROM (jsonb_to_recordset($2::jsonb) AS (at bigint, kind text, method text, "
     "path text, status int, ms int, message text)) WITH ORDINALITY "
     "AS e(at, kind, method, path, status, ms, message, n) ORDER BY e.n";
@@ -14,13 +14,13 @@ const char* const kInsertLogsSql =
 // The id of the keep-th newest entry bounds what stays; the index (project_id, id) serves both
 // the lookup and the delete.
 const char* const kTrimLogsSql =
-    "DELETE FROM runtime_logs WHERE project_id = $1::bigint AND id < ("
-    "SELECT id FROM runtime_logs WHERE project_id = $1::bigint "
+    "DELETE FROM runtime_logs WHERE project_id = $1::text AND id < ("
+    "SELECT id FROM runtime_logs WHERE project_id = $1::text "
     "ORDER BY id DESC OFFSET $2::bigint - 1 LIMIT 1)";
 
 const char* const kSelectLogsSql =
     "SELECT at, kind, method, path, status, ms, message FROM runtime_logs "
-    "WHERE project_id = $1::bigint ORDER BY id DESC LIMIT $2::int";
+    "WHERE project_id = $1::text ORDER BY id DESC LIMIT $2::int";
 
 bool isLogKind(std::string_view kind) {
   return kind == "request" || kind == "schedule" || kind == "process" || kind == "platform";
@@ -67,7 +67,7 @@ std::string logBatchJson(const std::vector<LogEntry>& entries) {
   return array.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-void LogBuffer::add(std::int64_t project_id, LogEntry entry) {
+void LogBuffer::add(const std::string& project_id, LogEntry entry) {
   if (entry.message.size() > max_message_) {
     entry.message.resize(max_message_);
     while (!entry.message.empty() &&
@@ -85,13 +85,13 @@ void LogBuffer::add(std::int64_t project_id, LogEntry entry) {
   }
 }
 
-std::map<std::int64_t, std::vector<LogEntry>> LogBuffer::take() {
-  std::map<std::int64_t, Waiting> taken;
+std::map<std::string, std::vector<LogEntry>> LogBuffer::take() {
+  std::map<std::string, Waiting> taken;
   {
     std::lock_guard lock(mutex_);
     taken.swap(waiting_);
   }
-  std::map<std::int64_t, std::vector<LogEntry>> out;
+  std::map<std::string, std::vector<LogEntry>> out;
   const auto now = std::chrono::duration_cast<std::chrono::seconds>(
                        std::chrono::system_clock::now().time_since_epoch())
                        .count();

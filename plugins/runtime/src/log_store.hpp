@@ -41,11 +41,13 @@ struct LogLimit {
 LogLimit parseLogLimit(std::optional<std::string_view> text);
 
 // Statements on the table of migrations/0001 (runtime_logs). Values are always parameters.
-// $1 project id, $2 JSON array of entries (logBatchJson).
+// $1 project id (text, the projects plugin's id), $2 JSON array of entries (logBatchJson).
 extern const char* const kInsertLogsSql;
-// $1 project id, $2 how many newest entries to keep. Run after the insert, same transaction.
+// $1 project id (text, the projects plugin's id), $2 how many newest entries to keep. Run after the
+// insert, same transaction.
 extern const char* const kTrimLogsSql;
-// $1 project id, $2 limit: newest first, columns at, kind, method, path, status, ms, message.
+// $1 project id (text, the projects plugin's id), $2 limit: newest first, columns at, kind, method,
+// path, status, ms, message.
 extern const char* const kSelectLogsSql;
 
 std::string logBatchJson(const std::vector<LogEntry>& entries);
@@ -55,10 +57,10 @@ class LogBuffer {
   explicit LogBuffer(std::size_t max_waiting_per_project = 5000, std::size_t max_message = 2000)
       : max_waiting_(max_waiting_per_project), max_message_(max_message) {}
 
-  void add(std::int64_t project_id, LogEntry entry);
+  void add(const std::string& project_id, LogEntry entry);
   // Everything waiting, by project, oldest first; lines that gave way are counted in one
   // platform entry "<n> log lines were dropped: the app printed faster than they are stored".
-  std::map<std::int64_t, std::vector<LogEntry>> take();
+  std::map<std::string, std::vector<LogEntry>> take();
 
  private:
   struct Waiting {
@@ -68,7 +70,7 @@ class LogBuffer {
   std::size_t max_waiting_;
   std::size_t max_message_;
   std::mutex mutex_;
-  std::map<std::int64_t, Waiting> waiting_;
+  std::map<std::string, Waiting> waiting_;
 };
 
 }  // namespace berth::runtime
