@@ -9,7 +9,8 @@ packages=(
   nlohmann-json3-dev libssl-dev libcurl4-openssl-dev libarchive-dev libpg-query-dev
   libgtest-dev libgmock-dev googletest
   postgresql-15 postgresql-client-15 nginx-light curl ca-certificates
-  wrk dnsmasq-base python3
+  wrk dnsmasq-base python3 bubblewrap
+  media-types
 )
 
 missing=()
