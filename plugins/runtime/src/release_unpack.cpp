@@ -166,6 +166,14 @@ class Unpacker {
     auto parts = splitPath(path);
     leaf = parts.back();
     parts.pop_back();
+    // Entries come grouped by folder: the last folder opened is usually the one wanted. It
+    // stays the right folder, since a folder is never replaced by anything else.
+    const auto slash = path.rfind('/');
+    const std::string folder = slash == std::string::npos ? "" : path.substr(0, slash);
+    if (cached_folder_fd_.get() >= 0 && folder == cached_folder_) {
+      parent = Fd(::fcntl(cached_folder_fd_.get(), F_DUPFD_CLOEXEC, 0));
+      return std::nullopt;
+    }
     Fd current(::fcntl(root_.get(), F_DUPFD_CLOEXEC, 0));
     for (const auto& part : parts) {
       if (create && ::mkdirat(current.get(), part.c_str(), 0755) != 0 && errno != EEXIST)
@@ -183,6 +191,8 @@ class Unpacker {
       }
       current = std::move(next);
     }
+    cached_folder_ = folder;
+    cached_folder_fd_ = Fd(::fcntl(current.get(), F_DUPFD_CLOEXEC, 0));
     parent = std::move(current);
     return std::nullopt;
   }
@@ -334,6 +344,8 @@ class Unpacker {
   std::uint64_t files_ = 0;
   std::uint64_t bytes_ = 0;
   std::vector<std::string> symlinks_;
+  std::string cached_folder_;
+  Fd cached_folder_fd_;
 };
 
 struct ArchiveReader {
