@@ -353,6 +353,17 @@ TEST_F(Supervisor, StopDuringRestartBackoff) {
   EXPECT_EQ(app.starts(), 1);
 }
 
+TEST_F(Supervisor, StopRightAfterStartAnswersTheWaiterAndReturns) {
+  AppProcess app(spec());
+  for (int round = 0; round < 5; ++round) {
+    std::atomic<int> called{0};
+    app.start([&](const StartOutcome&) { ++called; });
+    app.stop();  // must not hang, whether or not the supervisor had begun the start
+    EXPECT_EQ(app.state(), AppState::Stopped);
+    ASSERT_TRUE(eventually([&] { return called == 1; }));
+  }
+}
+
 TEST_F(Supervisor, DestructorStopsARunningApp) {
   std::uint16_t port;
   {

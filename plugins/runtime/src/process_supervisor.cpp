@@ -185,13 +185,16 @@ void AppProcess::readOutput(int fd) {
     if (on_line_) on_line_(line);
   };
   char buffer[4096];
+  // After the process is gone what is left in the pipe is read, but a helper that escaped its
+  // group (setsid) could hold the pipe open and keep writing: then reading ends soon anyway.
+  int reads_after_stop = 0;
   for (;;) {
+    if (reader_stop_ && ++reads_after_stop > 64) break;
     struct pollfd p {
       fd, POLLIN, 0
     };
     const int ready = ::poll(&p, 1, 50);
     if (ready == 0) {
-      // Nothing pending: after a stop, helpers that escaped the group may hold the pipe open.
       if (reader_stop_) break;
       continue;
     }
@@ -305,16 +308,19 @@ void AppProcess::run() {
   for (;;) {
     {
       std::unique_lock lock(mutex_);
-      if (!want_running_ && !restarting && state_ != AppState::Stopped) {
+      // Wakes for a start, for shutdown, and for a start taken back (stop() waits for Stopped).
+      changed_.wait(lock,
+                    [&] { return want_running_ || shutdown_ || state_ != AppState::Stopped; });
+      if (shutdown_) break;
+      if (!want_running_) {
         // A start asked for and taken back before this thread got to it.
         state_ = AppState::Stopped;
+        restarting = false;
         lock.unlock();
         changed_.notify_all();
         finishWaiters({false, 0, "the app was stopped before it was ready", {}});
-        lock.lock();
+        continue;
       }
-      changed_.wait(lock, [&] { return want_running_ || shutdown_; });
-      if (shutdown_) break;
       if (!restarting) state_ = AppState::Starting;
     }
     const auto started_at = Clock::now();
