@@ -1,24 +1,34 @@
-// Releases: promote conflicts and pruning (release_rules); archives: a good one unpacks whole
-// (nested folders, executable bits, unicode names, links inside); every dangerous kind is refused
-// with its error and leaves nothing behind.
-#include "release_unpack.hpp"
+// Releases: the build pipeline (release_build: unpack, owner, start command, build step with
+// its log and time limit); promote conflicts and pruning (release_rules); archives: a good one
+// unpacks whole (nested folders, executable bits, unicode names, links inside); every dangerous
+// kind is refused with its error and leaves nothing behind.
+#include "release_build.hpp"
 #include "release_rules.hpp"
+#include "release_unpack.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <pwd.h>
 #include <cstdlib>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <sstream>
 
 #include "tar_builder.hpp"
 
 namespace fs = std::filesystem;
+using berth::runtime::BuildLimits;
 using berth::runtime::cleanArchivePath;
+using berth::runtime::prepareRelease;
 using berth::runtime::promoteProblem;
+using berth::runtime::ReleaseInput;
 using berth::runtime::ReleaseRow;
 using berth::runtime::releasesToPrune;
+using berth::runtime::runBuildCommand;
+using berth::runtime::StartKind;
 using berth::runtime::UnpackLimits;
 using berth::runtime::unpackRelease;
 using berth::runtime::unpackReleaseFromMemory;
@@ -33,6 +43,9 @@ class ReleaseUnpack : public ::testing::Test {
     ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
     base_ = pattern;
     fs::create_directories(base_ / "releases");
+    // Builds run as an unprivileged user when the tests run as root: it must reach the release.
+    fs::permissions(base_, fs::perms(0755));
+    fs::permissions(base_ / "releases", fs::perms(0755));
     release_ = base_ / "releases" / "r1";
   }
   void TearDown() override { fs::remove_all(base_); }
@@ -323,6 +336,162 @@ TEST(Prune, KeepsTheNewestWithFilesAndNeverTheLiveOne) {
 TEST(Prune, SameSecondOrderedById) {
   std::vector<ReleaseRow> rows = {{"a", "ready", 1}, {"b", "ready", 1}, {"c", "live", 1}};
   EXPECT_EQ(releasesToPrune(rows, 1), (std::vector<std::string>{"b", "a"}));
+}
+
+// --- the build pipeline ---------------------------------------------------------------------
+
+std::optional<std::string> buildUser() {
+  if (::geteuid() == 0) return std::string("nobody");
+  return std::nullopt;
+}
+
+std::map<std::string, std::string> buildEnv() {
+  return {{"PATH", "/usr/local/bin:/usr/bin:/bin"}, {"HOME", "/tmp"}};
+}
+
+class ReleaseBuild : public ReleaseUnpack {
+ protected:
+  void SetUp() override {
+    ReleaseUnpack::SetUp();
+    work_ = base_ / "work";
+    fs::create_directories(work_);
+    fs::permissions(work_, fs::perms(0777));
+  }
+  void script(const std::string& name, const std::string& js) {
+    std::ofstream(work_ / name) << js;
+    fs::permissions(work_ / name, fs::perms(0644));
+  }
+  ReleaseInput input(const std::string& archive) {
+    const fs::path file = base_ / "upload.tar.gz";
+    std::ofstream(file, std::ios::binary) << archive;
+    ReleaseInput in;
+    in.archive = file;
+    in.release_dir = release_;
+    in.run_as = buildUser();
+    return in;
+  }
+  fs::path work_;
+};
+
+TEST_F(ReleaseBuild, CommandOutputIsTheLog) {
+  script("ok.js", "console.log('step 1'); console.error('a warning'); console.log('done');");
+  auto run = runBuildCommand({"node", "ok.js"}, work_.string(), buildEnv(), buildUser(), {});
+  ASSERT_TRUE(run.ok) << run.error << run.log;
+  EXPECT_NE(run.log.find("step 1\n"), std::string::npos) << run.log;
+  EXPECT_NE(run.log.find("a warning\n"), std::string::npos) << run.log;
+  EXPECT_NE(run.log.find("done\n"), std::string::npos) << run.log;
+}
+
+TEST_F(ReleaseBuild, FailingStepSaysHowItEnded) {
+  script("fail.js", "console.log('compiling'); process.exit(2);");
+  auto run = runBuildCommand({"node", "fail.js"}, work_.string(), buildEnv(), buildUser(), {});
+  ASSERT_FALSE(run.ok);
+  EXPECT_EQ(run.error, "the build step node fail.js exited with code 2");
+  EXPECT_EQ(run.log, "compiling\n");
+}
+
+TEST_F(ReleaseBuild, StepOverItsTimeLimitIsStopped) {
+  script("hang.js", "console.log('waiting'); setInterval(() => {}, 1000);");
+  BuildLimits limits;
+  limits.timeout = std::chrono::milliseconds(1500);
+  auto run = runBuildCommand({"node", "hang.js"}, work_.string(), buildEnv(), buildUser(), limits);
+  ASSERT_FALSE(run.ok);
+  EXPECT_EQ(run.error, "the build step node hang.js took longer than 1500 ms and was stopped");
+  EXPECT_EQ(run.log, "waiting\n");
+}
+
+TEST_F(ReleaseBuild, LogKeepsTheEndOfLongOutput) {
+  script("loud.js", "for (let i = 0; i < 5000; i++) console.log('line ' + i);");
+  BuildLimits limits;
+  limits.max_log_bytes = 1000;
+  auto run = runBuildCommand({"node", "loud.js"}, work_.string(), buildEnv(), buildUser(), limits);
+  ASSERT_TRUE(run.ok) << run.error;
+  EXPECT_TRUE(run.log.starts_with("(earlier output cut)\n")) << run.log.substr(0, 100);
+  EXPECT_LE(run.log.size(), 1000u + 21u);
+  EXPECT_TRUE(run.log.ends_with("line 4999\n"));
+}
+
+TEST_F(ReleaseBuild, StaticSiteIsReadyWithoutABuild) {
+  TarBuilder tar;
+  tar.file("index.html", "<h1>hi</h1>").file("css/site.css", "h1{}");
+  auto prepared = prepareRelease(input(tar.finish()));
+  ASSERT_TRUE(prepared.ok()) << *prepared.error;
+  EXPECT_EQ(prepared.files, 2u);
+  EXPECT_EQ(prepared.bytes, 15u);
+  ASSERT_TRUE(prepared.plan);
+  EXPECT_EQ(prepared.plan->kind, StartKind::Static);
+  EXPECT_TRUE(prepared.build_log.empty());
+  if (::geteuid() == 0) {
+    struct stat st {};
+    ASSERT_EQ(::stat((release_ / "css/site.css").c_str(), &st), 0);
+    EXPECT_EQ(st.st_uid, ::getpwnam("nobody")->pw_uid) << "the release belongs to its app's user";
+  }
+}
+
+TEST_F(ReleaseBuild, RefusedArchiveLeavesNothing) {
+  TarBuilder tar;
+  tar.file("../evil", "x");
+  auto prepared = prepareRelease(input(tar.finish()));
+  ASSERT_FALSE(prepared.ok());
+  EXPECT_EQ(*prepared.error, "../evil: '..' is not allowed in a release path");
+  EXPECT_FALSE(fs::exists(release_));
+}
+
+TEST_F(ReleaseBuild, NothingToRunFailsAndRemovesTheFolder) {
+  TarBuilder tar;
+  tar.file("README.md", "hello");
+  auto prepared = prepareRelease(input(tar.finish()));
+  ASSERT_FALSE(prepared.ok());
+  EXPECT_TRUE(prepared.error->starts_with("nothing to run: ")) << *prepared.error;
+  EXPECT_FALSE(fs::exists(release_));
+}
+
+TEST_F(ReleaseBuild, HeaderCommandIsChecked) {
+  TarBuilder tar;
+  tar.file("server.js", "");
+  auto in = input(tar.finish());
+  in.header = "node server.js && rm -rf /";
+  auto prepared = prepareRelease(in);
+  ASSERT_FALSE(prepared.ok());
+  EXPECT_EQ(*prepared.error,
+            "the start command is run directly, not through a shell, so it cannot contain &");
+}
+
+TEST_F(ReleaseBuild, NodeReleaseWithoutModulesIsInstalled) {
+  if (!berth::runtime::toolOnPath("npm")) GTEST_SKIP() << "npm is not installed";
+  // A local dependency: npm installs it without the network.
+  TarBuilder tar;
+  tar.file("package.json",
+           R"({"name": "app", "version": "1.0.0", "scripts": {"start": "node server.js"},
+               "dependencies": {"greeting": "file:./greeting"}})")
+      .file("server.js", "console.log(require('greeting'));")
+      .file("greeting/package.json", R"({"name": "greeting", "version": "1.0.0"})")
+      .file("greeting/index.js", "module.exports = 'hello';");
+  auto prepared = prepareRelease(input(tar.finish()));
+  ASSERT_TRUE(prepared.ok()) << *prepared.error << "\n" << prepared.build_log;
+  ASSERT_TRUE(prepared.plan);
+  EXPECT_EQ(prepared.plan->build, (std::vector<std::string>{"npm", "install", "--omit=dev"}));
+  EXPECT_TRUE(fs::exists(release_ / "node_modules" / "greeting" / "index.js"));
+  EXPECT_EQ(prepared.plan->cmd, "node server.js");
+}
+
+TEST_F(ReleaseBuild, FailedInstallKeepsItsLog) {
+  if (!berth::runtime::toolOnPath("npm")) GTEST_SKIP() << "npm is not installed";
+  TarBuilder tar;
+  tar.file("package.json", R"({"name": "app", "version": "1.0.0", "main": "server.js",
+                                "dependencies": {"broken": "file:./broken"}})")
+      .file("server.js", "")
+      .file("broken/package.json", R"({"name": "broken", "version": "1.0.0"})")
+      // A lock that does not match package.json: npm ci refuses it, without the network.
+      .file("package-lock.json", R"({"name": "app", "version": "1.0.0", "lockfileVersion": 3,
+                                     "requires": true, "packages": {"": {"name": "app",
+                                     "version": "1.0.0"}}})");
+  auto prepared = prepareRelease(input(tar.finish()));
+  ASSERT_FALSE(prepared.ok());
+  EXPECT_TRUE(prepared.error->starts_with("the build step npm ci --omit=dev exited with code "))
+      << *prepared.error;
+  EXPECT_FALSE(prepared.build_log.empty());
+  EXPECT_FALSE(fs::exists(release_));
 }
 
 }  // namespace
