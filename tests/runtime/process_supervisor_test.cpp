@@ -16,6 +16,7 @@
 #include <set>
 #include <thread>
 
+#include "idle_tracker.hpp"
 #include "readiness.hpp"
 #include "sandbox.hpp"
 #include "start_command.hpp"
@@ -128,6 +129,22 @@ TEST(RestartBackoff, DoublesUpToTheMaximum) {
   EXPECT_EQ(restartDelay(policy, 4), 800ms);
   EXPECT_EQ(restartDelay(policy, 5), 1000ms);
   EXPECT_EQ(restartDelay(policy, 500), 1000ms);
+}
+
+TEST(IdleTracker, ReportsEachIdleProjectOnce) {
+  IdleTracker tracker(std::chrono::seconds(900));
+  const auto t0 = IdleTracker::Clock::now();
+  tracker.touch("a", t0);
+  tracker.touch("b", t0);
+  tracker.touch("b", t0 + 600s);
+  tracker.touch("b", t0 + 500s);  // a late report never moves the time back
+  EXPECT_TRUE(tracker.takeIdle(t0 + 899s).empty());
+  EXPECT_EQ(tracker.takeIdle(t0 + 900s), std::vector<std::string>{"a"});
+  EXPECT_TRUE(tracker.takeIdle(t0 + 1000s).empty()) << "a is reported once";
+  EXPECT_EQ(tracker.takeIdle(t0 + 1500s), std::vector<std::string>{"b"});
+  tracker.touch("c", t0);
+  tracker.forget("c");
+  EXPECT_TRUE(tracker.takeIdle(t0 + 5000s).empty());
 }
 
 TEST(AppEnvironment, PlatformNamesCannotBeOverridden) {
