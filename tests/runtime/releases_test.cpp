@@ -198,6 +198,13 @@ TEST_F(ReleaseUnpack, HardlinkOutsideRefused) {
   expectRefused(tar2.finish(), "shadow: a link pointing outside the release is not allowed");
 }
 
+TEST_F(ReleaseUnpack, HardlinkToASymlinkIsCheckedWhereItLands) {
+  // "a/l" -> "../x" stays inside from a/; the same text at the top climbs out.
+  TarBuilder tar;
+  tar.file("x", "x").folder("a").symlink("a/l", "../x").hardlink("l2", "a/l");
+  expectRefused(tar.finish(), "l2: a link pointing outside the release is not allowed");
+}
+
 TEST_F(ReleaseUnpack, HardlinkToMissingFileRefused) {
   TarBuilder tar;
   tar.hardlink("copy", "missing.txt");

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -304,6 +305,17 @@ class Unpacker {
     if (::fstatat(source_parent.get(), source_leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 ||
         S_ISDIR(st.st_mode))
       return path + ": links to " + target.path + ", which is not a file earlier in the release";
+    // A hard link to a symbolic link is a second symbolic link with the same text somewhere
+    // else, where that text may point outside: it is checked like one.
+    const bool is_symlink = S_ISLNK(st.st_mode);
+    if (is_symlink) {
+      std::array<char, 4096> text{};
+      const ssize_t n =
+          ::readlinkat(source_parent.get(), source_leaf.c_str(), text.data(), text.size() - 1);
+      if (n < 0 ||
+          !linkTextStaysInside(path, std::string_view(text.data(), static_cast<size_t>(n))))
+        return path + ": a link pointing outside the release is not allowed";
+    }
     Fd parent;
     std::string leaf;
     if (auto problem = openParent(path, true, parent, leaf)) return problem;
@@ -317,6 +329,7 @@ class Unpacker {
     removeExisting(parent.get(), leaf);
     if (::linkat(source_parent.get(), source_leaf.c_str(), parent.get(), leaf.c_str(), 0) != 0)
       return path + ": cannot create the link: " + errnoText(errno);
+    if (is_symlink) symlinks_.push_back(path);
     ++files_;
     return std::nullopt;
   }
