@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "idle_tracker.hpp"
+#include "project_status.hpp"
 #include "readiness.hpp"
 #include "sandbox.hpp"
 #include "start_command.hpp"
@@ -145,6 +146,17 @@ TEST(IdleTracker, ReportsEachIdleProjectOnce) {
   tracker.touch("c", t0);
   tracker.forget("c");
   EXPECT_TRUE(tracker.takeIdle(t0 + 5000s).empty());
+}
+
+TEST(ProjectStatus, RunningOnlyWithARunningProcess) {
+  EXPECT_EQ(projectStatusJson(std::nullopt, std::nullopt),
+            nlohmann::json::parse(R"({"state": "stopped", "live": null})"));
+  const LiveRelease live{"rel1", 1700000000, 3, 1234};
+  EXPECT_EQ(projectStatusJson(AppState::Running, live),
+            nlohmann::json::parse(R"({"state": "running", "live": {"id": "rel1",
+              "created_at": 1700000000, "files": 3, "bytes": 1234}})"));
+  for (auto state : {AppState::Stopped, AppState::Starting, AppState::Restarting})
+    EXPECT_EQ(projectStatusJson(state, live)["state"], "stopped") << stateName(state);
 }
 
 TEST(AppEnvironment, PlatformNamesCannotBeOverridden) {
