@@ -368,6 +368,28 @@ TEST_F(Supervisor, CrashIsRestartedWithBackoff) {
   EXPECT_EQ(app.crashes(), 2);
 }
 
+TEST_F(Supervisor, NewEnvironmentRestartsARunningApp) {
+  auto s = spec();
+  s.environment.secrets = {{"MY_SECRET", "old"}};
+  AppProcess app(s);
+  auto first = app.startAndWait();
+  ASSERT_TRUE(first.ready);
+  EXPECT_EQ(nlohmann::json::parse(httpGet(first.port, "/env"))["secret"], "old");
+  AppEnvironmentInput changed;
+  changed.secrets = {{"MY_SECRET", "new"}};
+  app.setEnvironment(changed);
+  ASSERT_TRUE(eventually([&] { return app.state() == AppState::Running; }));
+  EXPECT_EQ(app.starts(), 2);
+  EXPECT_EQ(nlohmann::json::parse(httpGet(app.port(), "/env"))["secret"], "new");
+  // A stopped app is not started by it; the next start uses the new values.
+  app.stop();
+  app.setEnvironment(s.environment);
+  EXPECT_EQ(app.state(), AppState::Stopped);
+  auto third = app.startAndWait();
+  ASSERT_TRUE(third.ready);
+  EXPECT_EQ(nlohmann::json::parse(httpGet(third.port, "/env"))["secret"], "old");
+}
+
 TEST_F(Supervisor, StopDuringRestartBackoff) {
   auto s = spec();
   s.restart.first_delay = 20s;

@@ -149,6 +149,18 @@ void AppProcess::stop() {
   changed_.wait(lock, [&] { return state_ == AppState::Stopped || shutdown_; });
 }
 
+void AppProcess::setEnvironment(AppEnvironmentInput environment) {
+  bool was_active;
+  {
+    std::lock_guard lock(mutex_);
+    spec_.environment = std::move(environment);
+    was_active = want_running_;
+  }
+  if (!was_active) return;
+  stop();
+  start([](const StartOutcome&) {});
+}
+
 void AppProcess::finishWaiters(const StartOutcome& outcome) {
   std::vector<Done> waiters;
   {
@@ -229,7 +241,11 @@ StartOutcome AppProcess::launch() {
   ChildSpec child;
   try {
     const std::uint16_t port = freeLoopbackPort();
-    AppEnvironmentInput input = spec_.environment;
+    AppEnvironmentInput input;
+    {
+      std::lock_guard lock(mutex_);  // setEnvironment may change it meanwhile
+      input = spec_.environment;
+    }
     input.release_dir = spec_.release_dir;
     input.port = port;
     child.env = appEnvironment(input);

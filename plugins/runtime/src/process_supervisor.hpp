@@ -77,6 +77,9 @@ class AppProcess {
   StartOutcome startAndWait();
   // SIGTERM, grace period, SIGKILL; returns once it is stopped.
   void stop();
+  // A secret changed: the new environment is used from the next start, and an app that is
+  // running (or starting) is restarted now. Returns once the new start has been asked for.
+  void setEnvironment(AppEnvironmentInput environment);
 
   AppState state() const;
   std::uint16_t port() const;             // 0 unless running
