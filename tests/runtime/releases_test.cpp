@@ -5,6 +5,7 @@
 #include "release_build.hpp"
 #include "release_rules.hpp"
 #include "release_unpack.hpp"
+#include "static_site.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -499,6 +500,67 @@ TEST_F(ReleaseBuild, FailedInstallKeepsItsLog) {
       << *prepared.error;
   EXPECT_FALSE(prepared.build_log.empty());
   EXPECT_FALSE(fs::exists(release_));
+}
+
+// --- static releases through the gateway ----------------------------------------------------
+
+using berth::runtime::contentTypeFor;
+using berth::runtime::StaticAnswer;
+using berth::runtime::staticFileFor;
+
+class StaticSite : public ReleaseUnpack {
+ protected:
+  void SetUp() override {
+    ReleaseUnpack::SetUp();
+    site_ = base_ / "site";
+    for (const char* dir : {"about", "css", ".well-known", ".git", "empty"})
+      fs::create_directories(site_ / dir);
+    for (const char* file :
+         {"index.html", "about/index.html", "css/site.css", ".env", ".well-known/security.txt",
+          ".git/config", "space name.txt", "caf\xC3\xA9.txt"})
+      std::ofstream(site_ / file) << file;
+    fs::create_symlink("/etc", site_ / "etc");
+    fs::create_symlink("css/site.css", site_ / "style.css");
+  }
+  StaticAnswer get(std::string_view path) { return staticFileFor(site_, path); }
+  fs::path site_;
+};
+
+TEST_F(StaticSite, FilesAndFolderIndexes) {
+  auto root = get("/");
+  ASSERT_EQ(root.kind, StaticAnswer::Kind::File);
+  EXPECT_EQ(root.path, (fs::canonical(site_) / "index.html").string());
+  EXPECT_EQ(root.content_type, "text/html; charset=utf-8");
+  auto css = get("/css/site.css");
+  ASSERT_EQ(css.kind, StaticAnswer::Kind::File);
+  EXPECT_EQ(css.content_type, "text/css; charset=utf-8");
+  EXPECT_EQ(get("/about/").path, (fs::canonical(site_) / "about/index.html").string());
+  EXPECT_EQ(get("/space%20name.txt").kind, StaticAnswer::Kind::File);
+  EXPECT_EQ(get("/caf%C3%A9.txt").kind, StaticAnswer::Kind::File);
+  EXPECT_EQ(get("/style.css").kind, StaticAnswer::Kind::File) << "a link inside is followed";
+  EXPECT_EQ(get("/.well-known/security.txt").kind, StaticAnswer::Kind::File);
+}
+
+TEST_F(StaticSite, FolderWithoutSlashIsRedirected) {
+  auto about = get("/about");
+  ASSERT_EQ(about.kind, StaticAnswer::Kind::Redirect);
+  EXPECT_EQ(about.location, "/about/");
+}
+
+TEST_F(StaticSite, NothingOutsideHiddenOrMissing) {
+  for (const char* path : {"/missing.html", "/../etc/passwd", "/css/../../x", "/%2e%2e/etc/passwd",
+                           "/etc/passwd", "/.env", "/.git/config", "/bad%zzescape", "/trail%",
+                           "/nul%00.txt", "/empty/", "relative.html", ""}) {
+    EXPECT_EQ(get(path).kind, StaticAnswer::Kind::NotFound) << path;
+  }
+}
+
+TEST(ContentType, ByExtension) {
+  EXPECT_EQ(contentTypeFor("app.JS"), "text/javascript; charset=utf-8");
+  EXPECT_EQ(contentTypeFor("logo.svg"), "image/svg+xml");
+  EXPECT_EQ(contentTypeFor("font.woff2"), "font/woff2");
+  EXPECT_EQ(contentTypeFor("data.bin"), "application/octet-stream");
+  EXPECT_EQ(contentTypeFor("Makefile"), "application/octet-stream");
 }
 
 }  // namespace
