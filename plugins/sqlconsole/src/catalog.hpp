@@ -3,6 +3,7 @@
 // name against it and /tables renders it (api.md "Database description records").
 #pragma once
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -46,13 +47,28 @@ struct CatalogTable {
 
 struct Catalog {
   std::vector<CatalogTable> tables;  // ordered by name; tables, views and materialized views
+  // Type names asked about in CatalogScope::types (as written, e.g. "TEXT", "int4[]") mapped to
+  // the type as the database prints it ("text", "integer[]"). A name that is not a type of the
+  // database is absent.
+  std::map<std::string, std::string> types;
 
   const CatalogTable* table(std::string_view name) const;
   // Names of the ordinary (and partitioned) tables only, in order.
   std::vector<std::string> tableNames() const;
+  // The database's name for a type asked about, or nullptr.
+  const std::string* type(std::string_view written) const;
+};
+
+// What to read: a rows request needs only the tables it names (its own and the ones it embeds)
+// and the types it casts to, not the whole schema.
+struct CatalogScope {
+  bool all_tables = true;
+  std::vector<std::string> tables;  // when !all_tables: only these (names not found are absent)
+  std::vector<std::string> types;   // type names to resolve into Catalog::types
 };
 
 // One query against pg_catalog on this session (the project's role sees its own schema).
 Catalog loadCatalog(PgSession& session);
+Catalog loadCatalog(PgSession& session, const CatalogScope& scope);
 
 }  // namespace berth::sqlconsole
