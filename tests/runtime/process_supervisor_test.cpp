@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "idle_tracker.hpp"
+#include "project_apps.hpp"
 #include "project_status.hpp"
 #include "readiness.hpp"
 #include "sandbox.hpp"
@@ -443,6 +444,54 @@ TEST_F(Supervisor, BubblewrapShowsOnlySystemFilesAndTheRelease) {
   EXPECT_FALSE(names.contains("home"));
   const auto env = nlohmann::json::parse(httpGet(outcome.port, "/env"));
   EXPECT_EQ(env["cwd"], dir_.string());
+}
+
+TEST_F(Supervisor, ProjectAppsLogsStopsIdleAndReplacesOnANewRelease) {
+  LogBuffer logs;
+  ProjectApps apps(logs, std::chrono::seconds(60));
+  std::atomic<int> answered{0};
+  std::uint16_t port = 0;
+  apps.start("p1", spec(), [&](const StartOutcome& o) {
+    port = o.port;
+    ++answered;
+  });
+  ASSERT_TRUE(eventually([&] { return answered == 1; }));
+  ASSERT_NE(port, 0);
+  EXPECT_EQ(apps.state("p1"), AppState::Running);
+  EXPECT_EQ(apps.state("other"), std::nullopt);
+
+  // Its output and the supervisor's events reach the log buffer as process/platform entries.
+  std::vector<LogEntry> seen;
+  ASSERT_TRUE(eventually([&] {
+    auto taken = logs.take();  // kept: ranging over a temporary's member would dangle
+    for (auto& e : taken["p1"]) seen.push_back(e);
+    return std::any_of(seen.begin(), seen.end(), [](const LogEntry& e) {
+      return e.kind == "process" && e.message.starts_with("listening on ");
+    });
+  }));
+  EXPECT_TRUE(std::any_of(seen.begin(), seen.end(), [](const LogEntry& e) {
+    return e.kind == "platform" && e.message.starts_with("started node");
+  }));
+
+  // Not idle yet; idle after the timeout: stopped, and the next request starts it again.
+  EXPECT_TRUE(apps.stopIdle(IdleTracker::Clock::now()).empty());
+  EXPECT_EQ(apps.stopIdle(IdleTracker::Clock::now() + std::chrono::seconds(61)),
+            std::vector<std::string>{"p1"});
+  EXPECT_EQ(apps.state("p1"), AppState::Stopped);
+  EXPECT_FALSE(acceptsConnections(port));
+  apps.start("p1", spec(), [&](const StartOutcome&) { ++answered; });
+  ASSERT_TRUE(eventually([&] { return answered == 2; }));
+  EXPECT_EQ(apps.state("p1"), AppState::Running);
+  EXPECT_EQ(apps.find("p1")->starts(), 2);
+
+  // A different command (a new live release) replaces the process.
+  const std::uint16_t before = apps.find("p1")->port();
+  apps.start("p1", spec({"node", "server.js", "--v2"}), [&](const StartOutcome&) { ++answered; });
+  ASSERT_TRUE(eventually([&] { return answered == 3; }));
+  EXPECT_EQ(apps.find("p1")->starts(), 1) << "a new AppProcess";
+  EXPECT_FALSE(acceptsConnections(before));
+  apps.stop("p1");
+  EXPECT_EQ(apps.state("p1"), std::nullopt);
 }
 
 }  // namespace

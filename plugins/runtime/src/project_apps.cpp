@@ -1,0 +1,91 @@
+#include "project_apps.hpp"
+
+namespace berth::runtime {
+namespace {
+
+std::int64_t nowSeconds() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+ProjectApps::~ProjectApps() {
+  std::map<std::string, Entry> apps;
+  {
+    std::lock_guard lock(mutex_);
+    apps.swap(apps_);
+  }
+  apps.clear();  // each AppProcess stops its process as it goes
+}
+
+std::shared_ptr<AppProcess> ProjectApps::make(const std::string& project_id, const AppSpec& spec) {
+  auto on_line = [this, project_id](std::string_view line) {
+    logs_.add(project_id, LogEntry{nowSeconds(), "process", std::nullopt, std::nullopt,
+                                   std::nullopt, std::nullopt, std::string(line)});
+  };
+  auto on_event = [this, project_id](std::string_view message) {
+    logs_.add(project_id, LogEntry{nowSeconds(), "platform", std::nullopt, std::nullopt,
+                                   std::nullopt, std::nullopt, std::string(message)});
+  };
+  return std::make_shared<AppProcess>(spec, on_line, on_event);
+}
+
+void ProjectApps::start(const std::string& project_id, const AppSpec& spec, AppProcess::Done done) {
+  idle_.touch(project_id);
+  std::shared_ptr<AppProcess> replaced;
+  std::shared_ptr<AppProcess> app;
+  {
+    std::lock_guard lock(mutex_);
+    auto& entry = apps_[project_id];
+    if (!entry.app || entry.argv != spec.argv || entry.release_dir != spec.release_dir) {
+      replaced = std::move(entry.app);
+      entry.argv = spec.argv;
+      entry.release_dir = spec.release_dir;
+      entry.app = make(project_id, spec);
+    }
+    app = entry.app;
+  }
+  replaced.reset();  // outside the lock: stopping takes up to the grace period
+  app->start(std::move(done));
+}
+
+std::vector<std::string> ProjectApps::stopIdle(IdleTracker::Clock::time_point now) {
+  std::vector<std::string> stopped;
+  for (const auto& project : idle_.takeIdle(now)) {
+    const auto app = find(project);
+    if (!app || app->state() == AppState::Stopped) continue;
+    app->stop();
+    stopped.push_back(project);
+  }
+  return stopped;
+}
+
+void ProjectApps::stop(const std::string& project_id) {
+  std::shared_ptr<AppProcess> app;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = apps_.find(project_id);
+    if (it == apps_.end()) return;
+    app = std::move(it->second.app);
+    apps_.erase(it);
+  }
+  idle_.forget(project_id);
+  app.reset();
+}
+
+std::optional<AppState> ProjectApps::state(const std::string& project_id) const {
+  std::lock_guard lock(mutex_);
+  auto it = apps_.find(project_id);
+  if (it == apps_.end() || !it->second.app) return std::nullopt;
+  return it->second.app->state();
+}
+
+std::shared_ptr<AppProcess> ProjectApps::find(const std::string& project_id) {
+  std::lock_guard lock(mutex_);
+  auto it = apps_.find(project_id);
+  return it == apps_.end() ? nullptr : it->second.app;
+}
+
+}  // namespace berth::runtime
