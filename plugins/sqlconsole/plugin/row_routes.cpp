@@ -1,8 +1,101 @@
-// Not written yet: registers nothing.
+// GET/POST/PATCH/DELETE /projects/{name}/tables/{table}/rows (api.md "Database: rows"). The
+// query goes through the rows grammar (rest_query.hpp), the catalogue check and SQL building
+// (rest_sql.hpp), and runs on the project's own database as its own role, on the plugin's
+// workers. Each request is one statement after the catalogue read (an insert needing more
+// bound values than one statement takes is several, in one transaction).
+#include "catalog.hpp"
+#include "project_access.hpp"
+#include "rest_query.hpp"
+#include "rest_sql.hpp"
 #include "routes.hpp"
+#include "rows_execution.hpp"
 
 namespace berth::sqlconsole {
+namespace {
 
-void registerRowRoutes(berth::Registrar&, Context&) {}
+constexpr const char* kRowsPath = "/projects/:name/tables/:table/rows";
+
+enum class RowsAction { Read, Insert, Update, Delete };
+
+RestQuery parsedQuery(const berth::Request& request) {
+  return parseRestQuery(request.queryParams());  // limit: 50 by default, clamped to 1..200
+}
+
+void answer(Context& context, RowsAction action, const berth::Request& request,
+            berth::Responder& responder) {
+  ProjectRef project = reachableProject(context, request);
+  const std::string table = request.param("table");
+  // POST takes its rows from the body; its query string carries nothing of the grammar.
+  RestQuery query = action == RowsAction::Insert ? RestQuery{} : parsedQuery(request);
+  if (action == RowsAction::Update && query.filters.empty())
+    throw berth::Error::badRequest("an update needs a filter");
+  if (action == RowsAction::Delete && query.filters.empty())
+    throw berth::Error::badRequest("a delete needs a filter");
+
+  ProjectConnections::Lease lease = context.connections->lease(project.id);
+  try {
+    Catalog catalog = loadCatalog(*lease, catalogScopeFor(table, query));
+    switch (action) {
+      case RowsAction::Read: {
+        ReadResult read = runRead(*lease, buildRead(catalog, table, query));
+        std::string body = "{\"rows\":" + read.rows + ",\"limit\":" + std::to_string(query.limit) +
+                           ",\"offset\":" + std::to_string(query.offset) +
+                           ",\"total\":" + std::to_string(read.total.value_or(0)) + "}";
+        responder.bytes(200, "application/json", body);
+        return;
+      }
+      case RowsAction::Insert: {
+        InsertRequest insert;
+        insert.body = request.json();
+        insert.representation.wanted = true;  // every column, as stored
+        WriteResult written = runWrites(*lease, buildInsert(catalog, table, insert));
+        std::string rows = written.rows.value_or("[]");
+        responder.bytes(201, "application/json",
+                        insert.body.is_object() ? onlyElement(rows) : rows);
+        return;
+      }
+      case RowsAction::Update: {
+        WriteResult written =
+            runWrites(*lease, {buildUpdate(catalog, table, query, request.json(), {})});
+        responder.json(200, {{"updated", written.affected}});
+        return;
+      }
+      case RowsAction::Delete: {
+        WriteResult written = runWrites(*lease, {buildDelete(catalog, table, query, {})});
+        responder.json(200, {{"deleted", written.affected}});
+        return;
+      }
+    }
+  } catch (const PgError& e) {
+    DatabaseRefusal refusal = refusalOf(e, lease);
+    if (refusal.status >= 500)
+      context.logger().withProject(project.name).warn(request, "rows: " + std::string(e.what()));
+    throw berth::Error(refusal.status, refusal.message);
+  }
+}
+
+berth::Handler handler(Context& context, RowsAction action) {
+  return [&context, action](berth::Request request, berth::Responder responder) {
+    answerLater(*context.workers, context.logger(), std::move(request), std::move(responder),
+                [&context, action](const berth::Request& req, berth::Responder& resp) {
+                  try {
+                    answer(context, action, req, resp);
+                  } catch (const RestSyntaxError& e) {
+                    throw berth::Error::badRequest(e.what());
+                  } catch (const RestRefusal& e) {
+                    throw berth::Error::badRequest(e.what());
+                  }
+                });
+  };
+}
+
+}  // namespace
+
+void registerRowRoutes(berth::Registrar& r, Context& context) {
+  r.get(kRowsPath, handler(context, RowsAction::Read));
+  r.post(kRowsPath, handler(context, RowsAction::Insert), {.jsonBody = true});
+  r.patch(kRowsPath, handler(context, RowsAction::Update), {.jsonBody = true});
+  r.del(kRowsPath, handler(context, RowsAction::Delete));
+}
 
 }  // namespace berth::sqlconsole

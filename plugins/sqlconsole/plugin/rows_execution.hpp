@@ -1,0 +1,46 @@
+// Running the statements of rest_sql.hpp on a project's database, shared by the rows routes and
+// /_data: the catalogue a request needs, a read, a write (several statements in one
+// transaction), and what a refusal of the database becomes.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog.hpp"
+#include "project_connections.hpp"
+#include "rest_sql.hpp"
+
+namespace berth::sqlconsole {
+
+struct ReadResult {
+  std::optional<int64_t> total;  // when counted
+  std::string rows;              // JSON array text, as the database wrote it
+  int64_t returned = 0;          // rows in the page
+};
+
+struct WriteResult {
+  int64_t affected = 0;
+  std::optional<std::string> rows;  // JSON array text when a representation was asked for
+};
+
+ReadResult runRead(PgSession& session, const SqlStatement& statement);
+// One statement as it is; more inside BEGIN ... COMMIT (rolled back when one fails).
+WriteResult runWrites(PgSession& session, const std::vector<SqlStatement>& statements);
+
+// A statement the database refused, as the caller should see it. A lost connection is
+// discarded from the pool and answers 503; a statement stopped by statement_timeout answers
+// 400 "that query took too long and was stopped"; anything else 400 with the database's own
+// message (sqlstate and detail kept for /_data, which shows them as PostgREST does).
+struct DatabaseRefusal {
+  int status = 400;
+  std::string message;
+  std::string sqlstate;
+  std::string detail;
+};
+DatabaseRefusal refusalOf(const PgError& error, ProjectConnections::Lease& lease);
+
+// The one element of a JSON array text that holds exactly one (as json_agg writes it).
+std::string onlyElement(const std::string& array);
+
+}  // namespace berth::sqlconsole

@@ -1,0 +1,404 @@
+// GET/POST/PATCH/DELETE /projects/{name}/tables/{table}/rows over real HTTP (api.md "Database:
+// rows"): every filter operator, not., nested and/or, quoted values, order with nulls, select
+// with aliases, casts and embedding both ways, limit clamping and total, inserts, updates and
+// deletes with the database's own messages, every error text, other accounts' 404s, the
+// statement timeout, and injection attempts that must not run.
+#include "rows_support.hpp"
+
+using namespace berth::testing;
+using namespace berth::testing::projects_api;
+using namespace berth::testing::rows_api;
+using nlohmann::json;
+
+namespace {
+
+const char* kSchema = R"SQL(
+  CREATE TABLE customers (id serial PRIMARY KEY, name text NOT NULL, email text UNIQUE,
+                          age int, tags text[], born date);
+  CREATE TABLE orders (id serial PRIMARY KEY, customer_id int REFERENCES customers (id),
+                       amount numeric(10,2) NOT NULL DEFAULT 0, note text,
+                       placed timestamptz NOT NULL DEFAULT '2024-01-02 03:04:05+00', meta jsonb);
+  CREATE TABLE items (id serial PRIMARY KEY, order_id int NOT NULL REFERENCES orders (id),
+                      sku text NOT NULL, qty int NOT NULL DEFAULT 1 CHECK (qty > 0));
+  CREATE TABLE docs (id int PRIMARY KEY, body text,
+                     search tsvector GENERATED ALWAYS AS (to_tsvector('english', body)) STORED,
+                     during int4range);
+  CREATE TABLE numbers (id int PRIMARY KEY);
+  CREATE TABLE counters (id serial PRIMARY KEY, hits int NOT NULL DEFAULT 0);
+  CREATE TABLE scratch (id serial PRIMARY KEY, label text NOT NULL, n int DEFAULT 7);
+  CREATE VIEW slow AS SELECT pg_sleep(3)::text AS slept;
+  INSERT INTO customers (name, email, age, tags, born) VALUES
+    ('Ada', 'ada@example.com', 36, '{math,poetry}', '1815-12-10'),
+    ('Smith, John (Jr)', 'john@example.com', NULL, '{golf}', NULL),
+    ('bob', NULL, 17, '{}', '2007-01-01'),
+    ('Zoë "Z" O''Neil', 'zoe@example.com', 52, '{math}', NULL);
+  INSERT INTO orders (customer_id, amount, note, meta) VALUES
+    (1, 10.50, 'first', '{"gift": true}'), (1, 99.99, NULL, NULL), (3, 5, 'small', '[1,2]');
+  INSERT INTO items (order_id, sku, qty) VALUES (1, 'pen', 2), (1, 'ink', 1), (2, 'book', 1);
+  INSERT INTO docs (id, body, during) VALUES
+    (1, 'The quick brown fox jumps', '[1,5)'), (2, 'Lazy dogs sleep all day', '[5,10)'),
+    (3, 'A fox and a dog are friends', '[20,30)');
+  INSERT INTO numbers SELECT generate_series(1, 250);
+)SQL";
+
+class RowsApi : public SqlconsoleServerSuite {
+ protected:
+  static void SetUpTestSuite() {
+    startServer();
+    owner = new Account(makeAccount(*server, "rowsown"));
+    stranger = new Account(makeAccount(*server, "rowsout"));
+    mustCreate(api(*owner), "shop");
+    auto db = projectSession(*server, kProject);
+    db.execSimple(kSchema);
+  }
+  static void TearDownTestSuite() {
+    delete owner;
+    delete stranger;
+    stopServer();
+  }
+
+  static std::string rowsPath(const std::string& table, const std::string& q = "") {
+    return "/projects/" + std::string(kProject) + "/tables/" + table + "/rows" + q;
+  }
+  static HttpResult get(const std::string& table,
+                        const std::vector<std::pair<std::string, std::string>>& params = {}) {
+    return api(*owner).get(rowsPath(table, query(params)));
+  }
+  // The ids a filtered GET on customers returns, ordered by id.
+  static std::vector<int> matching(const std::string& table, const std::string& key,
+                                   const std::string& value) {
+    auto r = get(table, {{key, value}, {"order", "id"}});
+    EXPECT_EQ(r.status, 200) << key << "=" << value << ": " << r.body;
+    return r.status == 200 ? ids(r.json()["rows"]) : std::vector<int>{-1};
+  }
+  static std::string refusal(const std::string& table,
+                             const std::vector<std::pair<std::string, std::string>>& params) {
+    auto r = get(table, params);
+    EXPECT_EQ(r.status, 400) << r.body;
+    return errorText(r);
+  }
+
+  static constexpr const char* kProject = "shop-rowsown";
+  static inline Account* owner = nullptr;
+  static inline Account* stranger = nullptr;
+};
+
+}  // namespace
+
+TEST_F(RowsApi, ReadsAPageWithLimitOffsetAndTotal) {
+  auto r = get("customers", {{"order", "id"}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  json body = r.json();
+  EXPECT_EQ(body["limit"], 50);
+  EXPECT_EQ(body["offset"], 0);
+  EXPECT_EQ(body["total"], 4);
+  ASSERT_EQ(body["rows"].size(), 4u);
+  // Values as the database's JSON gives them; every column present.
+  EXPECT_EQ(body["rows"][0], json({{"id", 1},
+                                   {"name", "Ada"},
+                                   {"email", "ada@example.com"},
+                                   {"age", 36},
+                                   {"tags", {"math", "poetry"}},
+                                   {"born", "1815-12-10"}}));
+  EXPECT_TRUE(body["rows"][1]["age"].is_null());
+
+  r = get("numbers", {{"order", "id"}, {"limit", "10"}, {"offset", "245"}, {"id", "gt.100"}});
+  body = r.json();
+  EXPECT_EQ(body["total"], 150) << "total ignores limit and offset, not the filters";
+  EXPECT_EQ(body["limit"], 10);
+  EXPECT_EQ(body["offset"], 245);
+  EXPECT_TRUE(body["rows"].empty());
+  r = get("numbers", {{"order", "id.desc"}, {"limit", "3"}, {"offset", "1"}});
+  EXPECT_EQ(ids(r.json()["rows"]), (std::vector<int>{249, 248, 247}));
+}
+
+TEST_F(RowsApi, LimitIsClampedToOneToTwoHundred) {
+  struct Case {
+    std::string limit;
+    int clamped;
+  };
+  for (const Case& c : {Case{"0", 1}, Case{"-5", 1}, Case{"1", 1}, Case{"200", 200},
+                        Case{"201", 200}, Case{"99999999999999999999", 200}}) {
+    auto r = get("numbers", {{"limit", c.limit}});
+    ASSERT_EQ(r.status, 200) << c.limit << ": " << r.body;
+    EXPECT_EQ(r.json()["limit"], c.clamped) << c.limit;
+    EXPECT_EQ(r.json()["rows"].size(), static_cast<size_t>(c.clamped)) << c.limit;
+    EXPECT_EQ(r.json()["total"], 250);
+  }
+  EXPECT_EQ(get("numbers").json()["rows"].size(), 50u) << "default 50";
+  EXPECT_EQ(refusal("numbers", {{"limit", "ten"}}), "limit must be a whole number, got \"ten\"");
+  EXPECT_EQ(refusal("numbers", {{"offset", "-1"}}), "offset cannot be negative, got \"-1\"");
+}
+
+TEST_F(RowsApi, EveryOperator) {
+  EXPECT_EQ(matching("customers", "age", "eq.36"), (std::vector<int>{1}));
+  EXPECT_EQ(matching("customers", "age", "neq.36"), (std::vector<int>{3, 4}));
+  EXPECT_EQ(matching("customers", "age", "gt.36"), (std::vector<int>{4}));
+  EXPECT_EQ(matching("customers", "age", "gte.36"), (std::vector<int>{1, 4}));
+  EXPECT_EQ(matching("customers", "age", "lt.36"), (std::vector<int>{3}));
+  EXPECT_EQ(matching("customers", "age", "lte.36"), (std::vector<int>{1, 3}));
+  EXPECT_EQ(matching("customers", "name", "like.*oh*"), (std::vector<int>{2}));
+  EXPECT_EQ(matching("customers", "name", "like.*o*"), (std::vector<int>{2, 3, 4}));
+  EXPECT_EQ(matching("customers", "name", "ilike.*B*"), (std::vector<int>{3}));
+  EXPECT_EQ(matching("customers", "name", "match.^[AZ]"), (std::vector<int>{1, 4}));
+  EXPECT_EQ(matching("customers", "name", "imatch.^b"), (std::vector<int>{3}));
+  EXPECT_EQ(matching("customers", "id", "in.(1,3,99)"), (std::vector<int>{1, 3}));
+  EXPECT_EQ(matching("customers", "id", "in.()"), (std::vector<int>{}));
+  EXPECT_EQ(matching("customers", "age", "is.null"), (std::vector<int>{2}));
+  EXPECT_EQ(matching("customers", "age", "is.not_null"), (std::vector<int>{1, 3, 4}));
+  EXPECT_EQ(matching("customers", "age", "isdistinct.36"), (std::vector<int>{2, 3, 4}));
+  EXPECT_EQ(matching("customers", "tags", "cs.{math}"), (std::vector<int>{1, 4}));
+  EXPECT_EQ(matching("customers", "tags", "cd.{math,golf}"), (std::vector<int>{2, 3, 4}));
+  EXPECT_EQ(matching("customers", "tags", "ov.{golf,poetry}"), (std::vector<int>{1, 2}));
+  EXPECT_EQ(matching("docs", "search", "fts.fox & dog"), (std::vector<int>{3}));
+  EXPECT_EQ(matching("docs", "body", "fts(english).jumping"), (std::vector<int>{1}))
+      << "a text column is searched through to_tsvector";
+  EXPECT_EQ(matching("docs", "search", "plfts(english).lazy dogs"), (std::vector<int>{2}));
+  EXPECT_EQ(matching("docs", "search", "phfts(english).quick brown"), (std::vector<int>{1}));
+  EXPECT_EQ(matching("docs", "search", "wfts(english).fox -quick"), (std::vector<int>{3}));
+  EXPECT_EQ(matching("docs", "during", "sl.[10,20)"), (std::vector<int>{1, 2}));
+  EXPECT_EQ(matching("docs", "during", "sr.[10,20)"), (std::vector<int>{3}));
+  EXPECT_EQ(matching("docs", "during", "nxr.[5,10)"), (std::vector<int>{1, 2}));
+  EXPECT_EQ(matching("docs", "during", "nxl.[5,10)"), (std::vector<int>{2, 3}));
+  EXPECT_EQ(matching("docs", "during", "adj.[10,20)"), (std::vector<int>{2, 3}));
+  EXPECT_EQ(matching("docs", "during", "ov.[4,6)"), (std::vector<int>{1, 2}));
+}
+
+TEST_F(RowsApi, NotNestedGroupsAndQuotedValues) {
+  EXPECT_EQ(matching("customers", "age", "not.eq.36"), (std::vector<int>{3, 4}));
+  EXPECT_EQ(matching("customers", "age", "not.is.null"), (std::vector<int>{1, 3, 4}));
+  EXPECT_EQ(matching("customers", "id", "not.in.(1,2)"), (std::vector<int>{3, 4}));
+  EXPECT_EQ(matching("customers", "or", "(age.lt.18,age.gt.50)"), (std::vector<int>{3, 4}));
+  EXPECT_EQ(matching("customers", "or", "(age.is.null,and(age.gt.30,not.or(id.eq.1,id.eq.9)))"),
+            (std::vector<int>{2, 4}));
+  EXPECT_EQ(matching("customers", "not.and", "(age.gt.10,age.lt.40)"), (std::vector<int>{4}))
+      << "a null age makes the group unknown, which not. keeps unknown";
+  // Values holding commas, parentheses and quotes.
+  EXPECT_EQ(matching("customers", "name", "eq.Smith, John (Jr)"), (std::vector<int>{2}));
+  EXPECT_EQ(matching("customers", "name", "in.(\"Smith, John (Jr)\",Ada)"),
+            (std::vector<int>{1, 2}));
+  EXPECT_EQ(matching("customers", "or", "(name.eq.\"Smith, John (Jr)\",name.eq.bob)"),
+            (std::vector<int>{2, 3}));
+  EXPECT_EQ(matching("customers", "name", "eq.Zoë \"Z\" O'Neil"), (std::vector<int>{4}));
+  EXPECT_EQ(matching("customers", "name", "in.(\"Zoë \\\"Z\\\" O'Neil\")"), (std::vector<int>{4}));
+  // Several filters on one column all apply.
+  auto r = get("numbers", {{"id", "gt.10"}, {"id", "lt.14"}, {"order", "id"}});
+  EXPECT_EQ(ids(r.json()["rows"]), (std::vector<int>{11, 12, 13}));
+}
+
+TEST_F(RowsApi, OrderWithNullsPositions) {
+  auto order = [](const std::string& value) {
+    return ids(get("customers", {{"order", value}}).json()["rows"]);
+  };
+  EXPECT_EQ(order("age"), (std::vector<int>{3, 1, 4, 2})) << "nulls last when ascending";
+  EXPECT_EQ(order("age.desc"), (std::vector<int>{2, 4, 1, 3})) << "nulls first when descending";
+  EXPECT_EQ(order("age.desc.nullslast"), (std::vector<int>{4, 1, 3, 2}));
+  EXPECT_EQ(order("age.asc.nullsfirst"), (std::vector<int>{2, 3, 1, 4}));
+  EXPECT_EQ(order("born.nullsfirst,id.desc"), (std::vector<int>{4, 2, 1, 3}));
+}
+
+TEST_F(RowsApi, SelectAliasesCastsAndEmbeddingBothWaysNested) {
+  auto r = get("orders", {{"select", "id,total:amount::text,buyer:customers(name,orders(id))"},
+                          {"order", "id"}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  json rows = r.json()["rows"];
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0], json::parse(R"({"id":1,"total":"10.50",
+                                     "buyer":{"name":"Ada","orders":[{"id":1},{"id":2}]}})"));
+  EXPECT_EQ(rows[2]["buyer"]["name"], "bob");
+
+  r = get(
+      "customers",
+      {{"select", "name,orders(amount,note,items(sku,qty))"}, {"id", "in.(1,2)"}, {"order", "id"}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  rows = r.json()["rows"];
+  EXPECT_EQ(rows[0]["orders"].size(), 2u);
+  EXPECT_EQ(rows[0]["orders"][0], json::parse(R"({"amount":10.50,"note":"first",
+                            "items":[{"sku":"pen","qty":2},{"sku":"ink","qty":1}]})"));
+  EXPECT_EQ(rows[1], json::parse(R"j({"name":"Smith, John (Jr)","orders":[]})j"))
+      << "one-to-many with nothing is an empty array";
+
+  r = get("items", {{"select", "sku,orders(note,customers(name))"}, {"order", "id"}});
+  rows = r.json()["rows"];
+  EXPECT_EQ(rows[2], json::parse(R"({"sku":"book","orders":{"note":null,
+                                                           "customers":{"name":"Ada"}}})"));
+  r = get("orders", {{"select", "meta,placed"}, {"id", "eq.1"}});
+  EXPECT_EQ(r.json()["rows"][0],
+            json::parse(R"({"meta":{"gift":true},"placed":"2024-01-02T03:04:05+00:00"})"));
+}
+
+TEST_F(RowsApi, ErrorTexts) {
+  auto r = get("nope");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(errorText(r), "no table named nope");
+  EXPECT_EQ(refusal("customers", {{"nme", "eq.1"}}),
+            "no column named \"nme\" in customers at character 1 of nme=eq.1; the columns are "
+            "id, name, email, age, tags, born");
+  EXPECT_EQ(refusal("customers", {{"age", "equals.5"}}),
+            "unknown operator \"equals\" at character 5 of age=equals.5; use one of eq, neq, gt, "
+            "gte, lt, lte, like, ilike, match, imatch, in, is, isdistinct, fts, plfts, phfts, "
+            "wfts, cs, cd, ov, sl, sr, nxr, nxl, adj");
+  EXPECT_EQ(refusal("customers", {{"age", "eq.abc"}}),
+            "invalid input syntax for type integer: \"abc\"")
+      << "a malformed value is the database's own words";
+  EXPECT_EQ(refusal("customers", {{"order", "agee"}}),
+            "no column named \"agee\" in customers at character 7 of order=agee; the columns are "
+            "id, name, email, age, tags, born");
+  EXPECT_EQ(refusal("customers", {{"select", "id,docs(*)"}}),
+            "no foreign key links customers and docs at character 11 of select=id,docs(*); "
+            "embedding needs a foreign key declared between them");
+  EXPECT_EQ(refusal("customers", {{"select", "id::nosuchtype"}}),
+            "no type named \"nosuchtype\" at character 8 of select=id::nosuchtype; cast to a type "
+            "the database has, such as text, integer or jsonb");
+  EXPECT_EQ(refusal("slow", {}), "that query took too long and was stopped");
+}
+
+TEST_F(RowsApi, OtherAccountsGet404LikeAMissingProject) {
+  for (const char* method : {"GET", "POST", "PATCH", "DELETE"}) {
+    auto r = api(*stranger).raw(method, rowsPath("customers", "?id=eq.1"), "{\"name\":\"x\"}",
+                                {"Content-Type: application/json"});
+    EXPECT_EQ(r.status, 404) << method << " " << r.body;
+    EXPECT_EQ(errorText(r), "no project called shop-rowsown") << method;
+  }
+  auto r = api(*owner).get("/projects/nothere-rowsown/tables/customers/rows");
+  EXPECT_EQ(r.status, 404);
+  EXPECT_EQ(errorText(r), "no project called nothere-rowsown");
+  EXPECT_EQ(server->api().get(rowsPath("customers")).status, 401);
+}
+
+TEST_F(RowsApi, InsertsAnObjectOrAnArrayWithDefaults) {
+  auto r = api(*owner).post(rowsPath("orders"), {{"customer_id", 3}, {"note", "new"}});
+  ASSERT_EQ(r.status, 201) << r.body;
+  json row = r.json();
+  EXPECT_TRUE(row.is_object());
+  EXPECT_GT(row["id"].get<int>(), 3);
+  EXPECT_EQ(row["amount"], 0) << "default";
+  EXPECT_EQ(row["placed"], "2024-01-02T03:04:05+00:00") << "every column, as stored";
+  EXPECT_TRUE(row["meta"].is_null());
+
+  r = api(*owner).post(
+      rowsPath("scratch"),
+      json::array({{{"label", "a"}}, {{"label", "b"}, {"n", 1}}, {{"label", "c"}}}));
+  ASSERT_EQ(r.status, 201) << r.body;
+  json rows = r.json();
+  ASSERT_TRUE(rows.is_array());
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0]["label"], "a");
+  EXPECT_EQ(rows[0]["n"], 7);
+  EXPECT_EQ(rows[1]["n"], 1);
+  EXPECT_EQ(rows[2]["n"], 7) << "a key one row gives does not take the others' defaults away";
+
+  // Rows of nothing but defaults.
+  r = api(*owner).post(rowsPath("counters"), json::array({json::object(), json::object()}));
+  ASSERT_EQ(r.status, 201) << r.body;
+  EXPECT_EQ(r.json(), json::parse(R"([{"id":1,"hits":0},{"id":2,"hits":0}])"));
+  r = api(*owner).post(rowsPath("counters"), json::object());
+  EXPECT_EQ(r.json(), json::parse(R"({"id":3,"hits":0})"));
+}
+
+TEST_F(RowsApi, InsertRefusalsChangeNothing) {
+  auto db = projectSession(*server, kProject);
+  std::string before = scalar(db, "SELECT count(*) FROM customers");
+  auto refused = [&](const json& body) {
+    auto r = api(*owner).post(rowsPath("customers"), body);
+    EXPECT_EQ(r.status, 400) << body.dump() << ": " << r.body;
+    return errorText(r);
+  };
+  EXPECT_EQ(refused(json::array()), "nothing to insert");
+  EXPECT_EQ(refused({{"name", "x"}, {"email", "ada@example.com"}}),
+            "duplicate key value violates unique constraint \"customers_email_key\"");
+  EXPECT_EQ(refused({{"email", "new@example.com"}}),
+            "null value in column \"name\" of relation \"customers\" violates not-null "
+            "constraint");
+  EXPECT_EQ(refused({{"name", "x"}, {"shoe_size", 44}}),
+            "no column named \"shoe_size\" in customers; the columns are id, name, email, age, "
+            "tags, born");
+  EXPECT_EQ(refused({{"name", "x"}, {"age", "old"}}),
+            "invalid input syntax for type integer: \"old\"");
+  // All or none: the second row fails, so the first is not kept either.
+  EXPECT_EQ(
+      refused(json::array({{{"name", "kept?"}}, {{"name", "y"}, {"email", "zoe@example.com"}}})),
+      "duplicate key value violates unique constraint \"customers_email_key\"");
+  EXPECT_EQ(scalar(db, "SELECT count(*) FROM customers"), before);
+  EXPECT_EQ(scalar(db, "SELECT count(*) FROM customers WHERE name = 'kept?'"), "0");
+
+  auto r = api(*owner).post(rowsPath("orders"), {{"customer_id", 999}});
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(errorText(r),
+            "insert or update on table \"orders\" violates foreign key constraint "
+            "\"orders_customer_id_fkey\"");
+  r = api(*owner).post(rowsPath("items"), {{"order_id", 1}, {"sku", "x"}, {"qty", 0}});
+  EXPECT_EQ(errorText(r),
+            "new row for relation \"items\" violates check constraint \"items_qty_check\"");
+  r = api(*owner).post(rowsPath("nope"), {{"a", 1}});
+  EXPECT_EQ(errorText(r), "no table named nope");
+  r = api(*owner).raw("POST", rowsPath("customers"), "{not json",
+                      {"Content-Type: application/json"});
+  EXPECT_EQ(r.status, 400);
+}
+
+TEST_F(RowsApi, UpdatesAndDeletesNeedAFilter) {
+  auto db = projectSession(*server, kProject);
+  db.execSimple("INSERT INTO scratch (label, n) VALUES ('u1', 1), ('u2', 2), ('u3', 3)");
+  auto r = api(*owner).patch(rowsPath("scratch"), {{"n", 5}});
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(errorText(r), "an update needs a filter");
+  r = api(*owner).del(rowsPath("scratch"));
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(errorText(r), "a delete needs a filter");
+  r = api(*owner).patch(rowsPath("scratch", "?label=like.u*"), {{"colour", "red"}});
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(errorText(r), "no column named \"colour\" in scratch; the columns are id, label, n");
+  EXPECT_EQ(scalar(db,
+                   "SELECT string_agg(n::text, ',' ORDER BY label) FROM scratch "
+                   "WHERE label LIKE 'u%'"),
+            "1,2,3");
+
+  r = api(*owner).patch(rowsPath("scratch", query({{"label", "in.(u1,u2)"}})), {{"n", 40}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.json(), json({{"updated", 2}}));
+  EXPECT_EQ(scalar(db,
+                   "SELECT string_agg(n::text, ',' ORDER BY label) FROM scratch "
+                   "WHERE label LIKE 'u%'"),
+            "40,40,3");
+  r = api(*owner).patch(rowsPath("scratch", "?label=eq.nobody"), {{"n", 1}});
+  EXPECT_EQ(r.json(), json({{"updated", 0}}));
+  r = api(*owner).patch(rowsPath("scratch", "?label=eq.u3"), {{"label", nullptr}});
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(errorText(r),
+            "null value in column \"label\" of relation \"scratch\" violates not-null constraint");
+
+  r = api(*owner).del(rowsPath("scratch", query({{"or", "(n.eq.40,label.eq.u3)"}})));
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.json(), json({{"deleted", 3}}));
+  EXPECT_EQ(scalar(db, "SELECT count(*) FROM scratch WHERE label LIKE 'u%'"), "0");
+  r = api(*owner).del(rowsPath("customers", "?id=eq.1"));
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(errorText(r),
+            "update or delete on table \"customers\" violates foreign key constraint "
+            "\"orders_customer_id_fkey\" on table \"orders\"");
+}
+
+TEST_F(RowsApi, InjectionAttemptsDoNothingHarmful) {
+  auto db = projectSession(*server, kProject);
+  db.execSimple("CREATE TABLE IF NOT EXISTS victim (id int); INSERT INTO victim VALUES (1)");
+  const std::string drop = "; DROP TABLE victim; --";
+  auto r = api(*owner).get("/projects/shop-rowsown/tables/" + enc("customers" + drop) + "/rows");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(errorText(r), "no table named customers; DROP TABLE victim; --");
+  EXPECT_EQ(get("customers", {{"\"id\\\"" + drop + "\"", "eq.1"}}).status, 400);
+  EXPECT_EQ(get("customers", {{"select", "\"id\\\"" + drop + "\""}}).status, 400);
+  EXPECT_EQ(get("customers", {{"order", "\"id\\\"" + drop + "\""}}).status, 400);
+  EXPECT_EQ(get("customers", {{"select", "id::text;drop"}}).status, 400);
+  r = get("customers", {{"name", "eq.'" + drop}});
+  EXPECT_EQ(r.status, 200);
+  EXPECT_TRUE(r.json()["rows"].empty());
+  r = get("customers", {{"name", "in.(\"')" + drop + "\")"}});
+  EXPECT_EQ(r.status, 200);
+  r = api(*owner).patch(rowsPath("victim", "?id=eq.1"), {{"id\"" + drop, 2}});
+  EXPECT_EQ(r.status, 400);
+  r = api(*owner).post(rowsPath("customers"), {{"name", "x'); DROP TABLE victim; --"}});
+  EXPECT_EQ(r.status, 201) << r.body;
+  EXPECT_EQ(r.json()["name"], "x'); DROP TABLE victim; --") << "stored as data";
+  EXPECT_EQ(scalar(db, "SELECT count(*) FROM victim"), "1");
+}
