@@ -1,8 +1,413 @@
-// Not written yet: registers nothing.
+// The browser data API on project hosts (contract.md "Project traffic on the project host"):
+//   GET/HEAD/POST/PATCH/DELETE /_data/<table>   PostgREST's grammar, the rows routes' SQL
+//   POST /_data/rpc/<function>                  a function of public, named arguments
+//   OPTIONS on both                             the CORS preflight
+// The caller shows the project's publishable key (apikey header, Authorization: Bearer, or an
+// apikey query parameter). Every table is closed until an operation is opened on it, and every
+// function until it is enabled (data_api_settings_routes.cpp). Answers follow PostgREST where
+// its clients look: Prefer return=representation / count=exact / resolution=..., Content-Range,
+// Accept: application/vnd.pgrst.object+json, and errors with message, code, details and hint
+// beside the `error` every Berth answer has.
+#include <set>
+
+#include "catalog.hpp"
+#include "cors.hpp"
+#include "data_api_store.hpp"
+#include "function_catalog.hpp"
+#include "project_access.hpp"
+#include "rest_prefer.hpp"
+#include "rest_query.hpp"
+#include "rest_select.hpp"
+#include "rest_sql.hpp"
 #include "routes.hpp"
+#include "rows_execution.hpp"
 
 namespace berth::sqlconsole {
+namespace {
 
-void registerDataApiRoutes(berth::Registrar&, Context&) {}
+constexpr const char* kMethods = "GET, HEAD, POST, PATCH, DELETE, OPTIONS";
+constexpr const char* kJson = "application/json; charset=utf-8";
+
+// A refusal with PostgREST's fields: `code` is the SQLSTATE when the database refused, or one
+// of PostgREST's own (PGRST...) where a client may look for it.
+class DataApiError : public std::runtime_error {
+ public:
+  DataApiError(int status, std::string message, std::string code = {}, std::string details = {},
+               berth::Headers headers = {})
+      : std::runtime_error(std::move(message)),
+        status(status),
+        code(std::move(code)),
+        details(std::move(details)),
+        headers(std::move(headers)) {}
+  int status;
+  std::string code;
+  std::string details;
+  berth::Headers headers;
+};
+
+void answerError(berth::Responder& responder, int status, const std::string& message,
+                 const std::string& code, const std::string& details,
+                 const berth::Headers& extra_headers = {}) {
+  nlohmann::json extra = {{"message", message},
+                          {"code", code},
+                          {"details", details.empty() ? nlohmann::json() : nlohmann::json(details)},
+                          {"hint", nullptr}};
+  berth::Headers headers = corsHeaders();
+  headers.insert(headers.end(), extra_headers.begin(), extra_headers.end());
+  responder.error(status, message, extra, headers);
+}
+
+std::string trimmed(std::string text) {
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  size_t start = text.find_first_not_of(' ');
+  return start == std::string::npos ? std::string() : text.substr(start);
+}
+
+enum class Operation { Read, Create, Update, Delete };
+
+const char* verb(Operation op) {
+  switch (op) {
+    case Operation::Read:
+      return "read";
+    case Operation::Create:
+      return "create rows in";
+    case Operation::Update:
+      return "update";
+    case Operation::Delete:
+      return "delete from";
+  }
+  return "use";
+}
+
+bool allowed(const TableAccess& access, Operation op) {
+  switch (op) {
+    case Operation::Read:
+      return access.read;
+    case Operation::Create:
+      return access.create;
+    case Operation::Update:
+      return access.update;
+    case Operation::Delete:
+      return access.del;
+  }
+  return false;
+}
+
+// The query string split into the grammar's parameters and the transport ones PostgREST
+// clients add beside it.
+struct DataParams {
+  RestParams grammar;
+  std::optional<std::string> apikey;
+  std::optional<std::string> columns;      // insert: columns="a","b"
+  std::optional<std::string> on_conflict;  // upsert: on_conflict=a,b
+};
+
+DataParams splitParams(const berth::Request& request) {
+  DataParams out;
+  for (auto& [key, value] : request.queryParams()) {
+    if (key == "apikey")
+      out.apikey = value;
+    else if (key == "columns")
+      out.columns = value;
+    else if (key == "on_conflict")
+      out.on_conflict = value;
+    else
+      out.grammar.emplace_back(key, value);
+  }
+  return out;
+}
+
+// The key as a browser sends it: the apikey header (supabase-js sends it beside a user's token
+// in Authorization), else a bearer token, else ?apikey=.
+std::optional<std::string> presentedKey(const berth::Request& request, const DataParams& params) {
+  if (auto header = request.header("apikey"); header && !trimmed(*header).empty())
+    return trimmed(*header);
+  if (auto auth = request.header("authorization")) {
+    std::string value = trimmed(*auth);
+    if (value.size() > 7) {
+      std::string scheme = value.substr(0, 7);
+      for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (scheme == "bearer ") return trimmed(value.substr(7));
+    }
+  }
+  if (params.apikey && !params.apikey->empty()) return params.apikey;
+  return std::nullopt;
+}
+
+// Plain column names as PostgREST clients write them in columns= and on_conflict= ("a","b" or
+// a,b): a select list of bare columns.
+std::vector<std::string> columnNames(const std::string& key, const std::string& value) {
+  std::vector<std::string> names;
+  for (const SelectItem& item : parseSelect(value)) {
+    if (item.kind != SelectKind::Column || !item.alias.empty() || !item.cast.empty())
+      throw RestRefusal(describeRestProblem(item.origin, "expected a column name",
+                                            "write " + key +
+                                                " as a comma-separated list of "
+                                                "column names"));
+    names.push_back(item.name);
+  }
+  return names;
+}
+
+void collectEmbedded(const SelectList& list, std::set<std::string>& tables) {
+  for (const SelectItem& item : list) {
+    if (item.kind != SelectKind::Embed) continue;
+    tables.insert(item.name);
+    collectEmbedded(item.children, tables);
+  }
+}
+
+class DataRequest {
+ public:
+  DataRequest(Context& context, const berth::Request& request, berth::Responder& responder)
+      : context_(context), request_(request), responder_(responder) {}
+
+  void serveTable() {
+    const std::string method = request_.method();
+    Operation op = operationOf(method);
+    open();
+    const std::string table = request_.param("table");
+    checkProfile(method == "GET" || method == "HEAD" ? "accept-profile" : "content-profile");
+    Preferences prefer = parsePrefer(request_.header("prefer").value_or(""));
+    const bool representation =
+        op == Operation::Read || prefer.return_ == ReturnPreference::Representation;
+
+    RestQuery query = parseRestQuery(params_.grammar, limits());
+    require(table, op);
+    if (op == Operation::Create && prefer.resolution == ResolutionPreference::MergeDuplicates)
+      require(table, Operation::Update);
+    if (representation) {
+      require(table, Operation::Read);
+      std::set<std::string> embedded;
+      if (query.select) collectEmbedded(*query.select, embedded);
+      for (const std::string& name : embedded) require(name, Operation::Read);
+    }
+    if (op == Operation::Update && query.filters.empty())
+      throw DataApiError(400, "an update needs a filter");
+    if (op == Operation::Delete && query.filters.empty())
+      throw DataApiError(400, "a delete needs a filter");
+
+    ProjectConnections::Lease lease = context_.connections->lease(project_.id);
+    try {
+      Catalog catalog = loadCatalog(*lease, catalogScopeFor(table, query));
+      if (op == Operation::Read)
+        read(catalog, table, query, prefer, method == "HEAD", *lease);
+      else
+        write(catalog, table, query, prefer, op, *lease);
+    } catch (const PgError& e) {
+      DatabaseRefusal refusal = refusalOf(e, lease);
+      if (refusal.status >= 500) logWarning("data api: " + std::string(e.what()));
+      // PostgREST answers 409 for a key that already exists or a reference with no target.
+      int status =
+          refusal.sqlstate == "23505" || refusal.sqlstate == "23503" ? 409 : refusal.status;
+      throw DataApiError(status, refusal.message, refusal.sqlstate, refusal.detail);
+    }
+  }
+
+  void serveFunction() {
+    if (request_.method() != "POST")
+      throw DataApiError(405, "call a function with POST", "", "", {{"Allow", "POST, OPTIONS"}});
+    const std::string function = request_.param("function");
+    open(function);
+    checkProfile("content-profile");
+    if (!grant_.function_enabled)
+      throw DataApiError(403,
+                         "the publishable key may not call " + function +
+                             "; enable it in the project's data API settings",
+                         "42501");
+    if (!params_.grammar.empty())
+      throw DataApiError(400, "a function takes its arguments in the JSON body, not in the query");
+    nlohmann::json body = nlohmann::json::object();
+    if (!request_.body().empty()) {
+      body = nlohmann::json::parse(request_.body(), nullptr, false);
+      if (body.is_discarded()) throw DataApiError(400, "the body is not valid JSON", "PGRST102");
+    }
+    ProjectConnections::Lease lease = context_.connections->lease(project_.id);
+    try {
+      FunctionResult kind = FunctionResult::Scalar;
+      SqlStatement call = buildFunctionCall(loadFunctions(*lease, function), function, body, &kind);
+      PgResult result = lease->exec(call.text, call.params);
+      if (kind == FunctionResult::Void) {
+        responder_.noContent(corsHeaders());
+        return;
+      }
+      std::string value(PQgetvalue(result.get(), 0, 0),
+                        static_cast<size_t>(PQgetlength(result.get(), 0, 0)));
+      if (PQgetisnull(result.get(), 0, 0)) value = "null";
+      responder_.bytes(200, kJson, value, corsHeaders());
+    } catch (const PgError& e) {
+      DatabaseRefusal refusal = refusalOf(e, lease);
+      if (refusal.status >= 500) logWarning("data api rpc: " + std::string(e.what()));
+      throw DataApiError(refusal.status, refusal.message, refusal.sqlstate, refusal.detail);
+    }
+  }
+
+ private:
+  static Operation operationOf(const std::string& method) {
+    if (method == "GET" || method == "HEAD") return Operation::Read;
+    if (method == "POST") return Operation::Create;
+    if (method == "PATCH") return Operation::Update;
+    if (method == "DELETE") return Operation::Delete;
+    throw DataApiError(405, "method not allowed", "", "", {{"Allow", kMethods}});
+  }
+
+  // The project, its settings and the caller's key; throws unless the key is the project's.
+  void open(const std::string& function = {}) {
+    params_ = splitParams(request_);
+    project_ = projectAtHost(context_, request_);
+    std::optional<std::string> key = presentedKey(request_, params_);
+    if (!key) throw DataApiError(401, "send the project's publishable key in the apikey header");
+    grant_ = loadDataApiGrant(context_.db(), project_.id, function);
+    if (!grant_.key || !sameKey(*grant_.key, *key))
+      throw DataApiError(401, "that publishable key is not valid for this project");
+  }
+
+  // Only the public schema is served; PostgREST clients may name it.
+  void checkProfile(const char* header) {
+    std::optional<std::string> profile = request_.header(header);
+    if (profile && !profile->empty() && trimmed(*profile) != "public")
+      throw DataApiError(406, "the schema must be public, the only one served here", "PGRST106");
+  }
+
+  void require(const std::string& table, Operation op) {
+    auto it = grant_.tables.find(table);
+    if (it == grant_.tables.end() || !allowed(it->second, op))
+      throw DataApiError(403,
+                         std::string("the publishable key may not ") + verb(op) + " " + table +
+                             "; open it in the project's data API settings",
+                         "42501");
+  }
+
+  RestLimits limits() const {
+    int max_rows = static_cast<int>(context_.services->config().value("data_api_max_rows", 1000));
+    return RestLimits{max_rows, 0, max_rows};
+  }
+
+  bool wantsObject() const {
+    std::optional<std::string> accept = request_.header("accept");
+    return accept && accept->find("application/vnd.pgrst.object+json") != std::string::npos;
+  }
+
+  // A JSON array text answered as it is, or as its one element when the client asked for an
+  // object (PostgREST's .single()).
+  std::string shaped(const std::string& rows, int64_t count) const {
+    if (!wantsObject()) return rows;
+    if (count != 1)
+      throw DataApiError(406, "JSON object requested, multiple (or no) rows returned", "PGRST116",
+                         "The result contains " + std::to_string(count) + " rows");
+    return onlyElement(rows);
+  }
+
+  void read(const Catalog& catalog, const std::string& table, const RestQuery& query,
+            const Preferences& prefer, bool head, PgSession& session) {
+    ReadResult result = runRead(session, buildRead(catalog, table, query, {prefer.count}));
+    std::string body = shaped(result.rows, result.returned);
+    std::string total = result.total ? std::to_string(*result.total) : "*";
+    std::string range = result.returned > 0
+                            ? std::to_string(query.offset) + "-" +
+                                  std::to_string(query.offset + result.returned - 1) + "/" + total
+                            : "*/" + total;
+    berth::Headers headers = corsHeaders();
+    headers.emplace_back("Content-Range", range);
+    responder_.bytes(200, kJson, head ? std::string() : body, headers);
+  }
+
+  void write(const Catalog& catalog, const std::string& table, const RestQuery& query,
+             const Preferences& prefer, Operation op, PgSession& session) {
+    Representation representation;
+    representation.wanted = prefer.return_ == ReturnPreference::Representation;
+    representation.select = query.select;
+    std::vector<SqlStatement> statements;
+    if (op == Operation::Create) {
+      InsertRequest insert;
+      insert.body = body();
+      if (params_.columns) insert.columns = columnNames("columns", *params_.columns);
+      if (params_.on_conflict)
+        insert.conflict_columns = columnNames("on_conflict", *params_.on_conflict);
+      if (prefer.resolution == ResolutionPreference::MergeDuplicates)
+        insert.on_conflict = OnConflict::Merge;
+      if (prefer.resolution == ResolutionPreference::IgnoreDuplicates)
+        insert.on_conflict = OnConflict::Ignore;
+      insert.representation = representation;
+      statements = buildInsert(catalog, table, insert);
+    } else if (op == Operation::Update) {
+      statements.push_back(buildUpdate(catalog, table, query, body(), representation));
+    } else {
+      statements.push_back(buildDelete(catalog, table, query, representation));
+    }
+    WriteResult written = runWrites(session, statements);
+    berth::Headers headers = corsHeaders();
+    headers.emplace_back("Content-Range",
+                         "*/" + (prefer.count ? std::to_string(written.affected) : "*"));
+    const int status = op == Operation::Create ? 201 : representation.wanted ? 200 : 204;
+    if (!representation.wanted) {
+      if (status == 204)
+        responder_.noContent(headers);
+      else
+        responder_.bytes(status, kJson, "", headers);
+      return;
+    }
+    responder_.bytes(status, kJson, shaped(written.rows.value_or("[]"), written.affected), headers);
+  }
+
+  nlohmann::json body() const {
+    nlohmann::json parsed = nlohmann::json::parse(request_.body(), nullptr, false);
+    if (parsed.is_discarded()) throw DataApiError(400, "the body is not valid JSON", "PGRST102");
+    return parsed;
+  }
+
+  void logWarning(const std::string& message) const {
+    context_.logger().withProject(project_.name).warn(request_, message);
+  }
+
+  Context& context_;
+  const berth::Request& request_;
+  berth::Responder& responder_;
+  DataParams params_;
+  ProjectRef project_;
+  DataApiGrant grant_;
+};
+
+enum class Target { Table, Function };
+
+berth::Handler handler(Context& context, Target target) {
+  return [&context, target](berth::Request request, berth::Responder responder) {
+    // The preflight needs nothing from the project: answer it on the spot.
+    if (request.method() == "OPTIONS") {
+      responder.noContent(preflightHeaders(request));
+      return;
+    }
+    answerLater(*context.workers, context.logger(), std::move(request), std::move(responder),
+                [&context, target](const berth::Request& req, berth::Responder& resp) {
+                  try {
+                    DataRequest data(context, req, resp);
+                    if (target == Target::Table)
+                      data.serveTable();
+                    else
+                      data.serveFunction();
+                  } catch (const DataApiError& e) {
+                    answerError(resp, e.status, e.what(), e.code, e.details, e.headers);
+                  } catch (const RestSyntaxError& e) {
+                    answerError(resp, 400, e.what(), "PGRST100", "");
+                  } catch (const RestRefusal& e) {
+                    answerError(resp, 400, e.what(), "PGRST100", "");
+                  } catch (const berth::Error& e) {
+                    answerError(resp, e.status(), e.message(), "", "", e.headers());
+                  }
+                });
+  };
+}
+
+}  // namespace
+
+void registerDataApiRoutes(berth::Registrar& r, Context& context) {
+  r.configInt("data_api_max_rows", 1000,
+              "rows a /_data read returns at most (and by default, without limit=)",
+              berth::IntRange{1, 100000});
+  r.route(berth::Method::Any, "/_data/:table", handler(context, Target::Table),
+          {.projectHost = true});
+  r.route(berth::Method::Any, "/_data/rpc/:function", handler(context, Target::Function),
+          {.projectHost = true});
+}
 
 }  // namespace berth::sqlconsole
