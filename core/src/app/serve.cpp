@@ -69,7 +69,11 @@ int runServe(const Settings& settings) {
   std::filesystem::create_directories(settings.data_dir);
 
   ControlPlane cp = ControlPlane::open(settings);
+  // Declared before the accounts that use it, so it outlives them.
+  AuthCache auth_cache(cp.pool->url(), std::chrono::seconds(60));
+  auth_cache.start();
   Accounts accounts(*cp.pool, settings);
+  accounts.useCache(&auth_cache);
   HostRouting hosts(settings.apps_domain);
   std::unique_ptr<Edge> edge;
   std::mutex edge_mutex;

@@ -247,23 +247,37 @@ void Accounts::removeMember(const std::string& team_slug, const std::string& ema
 TokenCheck Accounts::checkToken(const std::string& token) {
   TokenCheck check;
   if (token.rfind(kTokenPrefix, 0) != 0 || token.size() != 4 + kTokenSecretLength) return check;
+  int64_t now = nowSeconds();
+  std::string digest = sha256Hex(token);
+  if (cache_ != nullptr) {
+    if (auto caller = cache_->token(digest, now)) {
+      check.result = TokenCheck::Result::Ok;
+      check.caller = std::move(*caller);
+      return check;
+    }
+  }
+  uint64_t generation = cache_ != nullptr ? cache_->generation() : 0;
   try {
-    int64_t now = nowSeconds();
     // last_used_at is refreshed at most once a minute so a busy token does not write per request.
     auto r = pool_.exec(
-        "WITH t AS (SELECT t.id, t.account_id, a.email, t.last_used_at FROM core.tokens t "
+        "WITH t AS (SELECT t.id, t.account_id, a.email, t.expires_at FROM core.tokens t "
         "JOIN core.accounts a ON a.id = t.account_id WHERE t.digest = $1 "
         "AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > $2)), "
         "u AS (UPDATE core.tokens SET last_used_at = $2 WHERE id = (SELECT id FROM t) "
         "AND (last_used_at IS NULL OR last_used_at < $2 - 60) RETURNING id) "
-        "SELECT id, account_id, email FROM t",
-        {sha256Hex(token), std::to_string(now)});
+        "SELECT id, account_id, email, expires_at FROM t",
+        {digest, std::to_string(now)});
     if (r.rows() == 0) return check;
     check.result = TokenCheck::Result::Ok;
     check.caller.authenticated = true;
     check.caller.token_id = r.value(0, 0);
     check.caller.account_id = r.value(0, 1);
     check.caller.email = r.value(0, 2);
+    if (cache_ != nullptr) {
+      AuthCache::Token cached{check.caller, std::nullopt, now};
+      if (!r.isNull(0, 3)) cached.expires_at = std::stoll(r.value(0, 3));
+      cache_->putToken(digest, std::move(cached), generation);
+    }
   } catch (const std::exception&) {
     check.result = TokenCheck::Result::Unavailable;
   }
@@ -279,6 +293,10 @@ std::optional<Account> Accounts::find(const std::string& id_or_slug) {
 }
 
 std::vector<Account> Accounts::memberships(const std::string& user_account_id) {
+  if (cache_ != nullptr) {
+    if (auto cached = cache_->memberships(user_account_id)) return std::move(*cached);
+  }
+  uint64_t generation = cache_ != nullptr ? cache_->generation() : 0;
   auto r = pool_.exec(std::string("SELECT a.id, a.slug, a.email, a.plan, a.kind, a.created_at, "
                                   "'owner' AS role FROM core.accounts a WHERE a.id = $1 "
                                   "UNION ALL SELECT a.id, a.slug, a.email, a.plan, a.kind, "
@@ -292,6 +310,7 @@ std::vector<Account> Accounts::memberships(const std::string& user_account_id) {
     a.role = roleValue(r.value(i, 6));
     out.push_back(std::move(a));
   }
+  if (cache_ != nullptr) cache_->putMemberships(user_account_id, out, generation);
   return out;
 }
 

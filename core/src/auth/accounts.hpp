@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "auth/auth_cache.hpp"
 #include "config/settings.hpp"
 #include "db/pool.hpp"
 #include "http/http_types.hpp"
@@ -36,6 +37,10 @@ class Accounts {
  public:
   Accounts(Pool& pool, const Settings& settings) : pool_(pool), settings_(settings) {}
 
+  // Serve token checks and memberships from this cache (berthd serve). Triggers on the core
+  // tables (core migration 2) tell every node's cache of any change.
+  void useCache(AuthCache* cache) { cache_ = cache; }
+
   Account createAccount(const std::string& email, const std::string& plan, const std::string& slug);
   // Returns the token text (bth_...); only its SHA-256 digest is stored.
   std::string createToken(const std::string& email, const std::string& name,
@@ -57,6 +62,7 @@ class Accounts {
  private:
   Pool& pool_;
   const Settings& settings_;
+  AuthCache* cache_ = nullptr;
 };
 
 std::string sha256Hex(const std::string& data);

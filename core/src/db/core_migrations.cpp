@@ -42,6 +42,25 @@ CREATE UNIQUE INDEX tokens_live_name_idx ON core.tokens (account_id, name)
 -- The cascade from a deleted account also reaches revoked tokens.
 CREATE INDEX tokens_account_id_idx ON core.tokens (account_id);
 )sql"},
+      // Every berthd keeps token checks and memberships in memory (auth/auth_cache.hpp) and
+      // empties that cache on this notification, so any change (admin commands, another node,
+      // an operator's own SQL) reaches every node when it commits. last_used_at is not watched:
+      // it changes once a minute per busy token and says nothing about access.
+      Migration{"core", 2, "auth_notify", R"sql(
+CREATE FUNCTION core.notify_auth_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('berth_auth', TG_TABLE_NAME);
+  RETURN NULL;
+END
+$$;
+CREATE TRIGGER accounts_changed AFTER UPDATE OR DELETE OR TRUNCATE ON core.accounts
+  FOR EACH STATEMENT EXECUTE FUNCTION core.notify_auth_change();
+CREATE TRIGGER memberships_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
+  ON core.memberships FOR EACH STATEMENT EXECUTE FUNCTION core.notify_auth_change();
+CREATE TRIGGER tokens_changed
+  AFTER UPDATE OF account_id, digest, expires_at, revoked_at OR DELETE OR TRUNCATE
+  ON core.tokens FOR EACH STATEMENT EXECUTE FUNCTION core.notify_auth_change();
+)sql"},
   };
 }
 
