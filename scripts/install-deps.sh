@@ -11,6 +11,7 @@ packages=(
   postgresql-15 postgresql-client-15 nginx-light curl ca-certificates
   wrk dnsmasq-base python3 bubblewrap
   media-types
+  python3-croniter
 )
 
 missing=()

@@ -1,0 +1,159 @@
+#include "schedule_routes.hpp"
+
+#include <memory>
+
+#include "cron_spec.hpp"
+#include "schedule_rules.hpp"
+#include "schedule_store.hpp"
+
+namespace berth::scheduler {
+
+namespace {
+
+using berth::Error;
+using berth::FieldType;
+using berth::Request;
+using berth::Responder;
+
+Error noSuchSchedule() {
+  return Error::notFound("no such schedule");
+}
+
+struct Project {
+  std::string id, name, account_id;
+};
+
+class ScheduleHandlers {
+ public:
+  explicit ScheduleHandlers(const Context& context) : c_(context) {}
+
+  void list(const Request& req, Responder& resp) const {
+    Project project = find(req);
+    resp.json(200, {{"schedules", store().listForProject(project.id, now())}});
+  }
+
+  void listAll(const Request& req, Responder& resp) const {
+    std::vector<std::string> account_ids;
+    for (const auto& account : c_.services->memberships(req.caller().accountId))
+      account_ids.push_back(account.id);
+    resp.json(200, {{"schedules", store().listForAccounts(account_ids, now())}});
+  }
+
+  void create(const Request& req, Responder& resp) const {
+    Project project = find(req);
+    const nlohmann::json& body = req.json();
+    NewSchedule s;
+    s.name = trimmed(body.at("name").get<std::string>());
+    if (auto problem = nameProblem(s.name)) throw Error::badRequest(*problem);
+    s.spec = trimmed(body.at("spec").get<std::string>());
+    CronParse parsed = CronSpec::parse(s.spec);
+    if (!parsed.spec) throw Error::badRequest(parsed.error);
+    s.path = body.at("path").get<std::string>();
+    if (auto problem = pathProblem(s.path)) throw Error::badRequest(*problem);
+
+    s.project_id = project.id;
+    s.project_name = project.name;
+    s.project_account_id = project.account_id;
+    s.account_id = req.caller().accountId;
+    s.created_at = now();
+    auto next = parsed.spec->nextAfter(s.created_at);
+    if (!next) throw Error::badRequest("the spec never runs");  // refused by parse() already
+    s.next_run_at = *next;
+
+    nlohmann::json created;
+    for (int attempt = 0;; ++attempt) {
+      s.id = newScheduleId();
+      try {
+        created = store().insert(s);
+        break;
+      } catch (const berth::DbError& e) {
+        // 192 random bits do not collide; a second draw costs nothing if they ever do.
+        if (!e.isUniqueViolation() || attempt > 0) throw;
+      }
+    }
+    c_.logger()
+        .withProject(project.name)
+        .info(req, "schedule " + s.id + " created: " + s.spec + " GET " + s.path);
+    if (c_.wake_runner) c_.wake_runner();
+    resp.json(201, created);
+  }
+
+  void setEnabled(const Request& req, Responder& resp) const {
+    Project project = find(req);
+    std::string id = req.param("id");
+    bool enabled = req.json().at("enabled").get<bool>();
+    if (!isScheduleId(id)) throw noSuchSchedule();
+    int64_t next = 0;
+    if (enabled) {
+      auto r = c_.db().exec(
+          "SELECT spec FROM scheduler.schedules WHERE id = $1 AND project_id = $2", id, project.id);
+      if (r.rows() == 0) throw noSuchSchedule();
+      CronParse parsed = CronSpec::parse(r.get<std::string>(0, 0));
+      auto found = parsed.spec ? parsed.spec->nextAfter(now()) : std::nullopt;
+      if (!found) throw Error::internal("the stored spec does not run");
+      next = *found;
+    }
+    if (!store().setEnabled(project.id, id, enabled, next)) throw noSuchSchedule();
+    c_.logger()
+        .withProject(project.name)
+        .info(req, "schedule " + id + (enabled ? " resumed" : " paused"));
+    if (enabled && c_.wake_runner) c_.wake_runner();
+    resp.noContent();
+  }
+
+  void remove(const Request& req, Responder& resp) const {
+    Project project = find(req);
+    std::string id = req.param("id");
+    if (!isScheduleId(id) || !store().remove(project.id, id)) throw noSuchSchedule();
+    c_.logger().withProject(project.name).info(req, "schedule " + id + " removed");
+    resp.noContent();
+  }
+
+  void runs(const Request& req, Responder& resp) const {
+    Project project = find(req);
+    std::string id = req.param("id");
+    if (!isScheduleId(id) || !store().exists(project.id, id)) throw noSuchSchedule();
+    resp.json(200, {{"runs", store().runs(id)}});
+  }
+
+ private:
+  // The project of the path if the caller reaches it; otherwise the directory's 404
+  // `no project called {name}`, the same for a missing project and someone else's.
+  Project find(const Request& req) const {
+    nlohmann::json found =
+        c_.services->call("projects.directory.v1", "find",
+                          {{"account_id", req.caller().accountId}, {"name", req.param("name")}});
+    return {found.at("id").get<std::string>(), found.at("name").get<std::string>(),
+            found.at("account_id").get<std::string>()};
+  }
+
+  ScheduleStore store() const { return ScheduleStore(c_.db()); }
+  int64_t now() const { return c_.settings.clock.nowSeconds(); }
+
+  const Context& c_;
+};
+
+}  // namespace
+
+void registerScheduleRoutes(berth::Registrar& r, const Context& context) {
+  auto h = std::make_shared<ScheduleHandlers>(context);
+  r.get("/schedules", [h](const Request& q, Responder& s) { h->listAll(q, s); });
+  r.get("/projects/:name/schedules", [h](const Request& q, Responder& s) { h->list(q, s); });
+  berth::RouteOptions create;
+  create.fields = {{"name", FieldType::String, true},
+                   {"spec", FieldType::String, true},
+                   {"path", FieldType::String, true}};
+  r.post(
+      "/projects/:name/schedules", [h](const Request& q, Responder& s) { h->create(q, s); },
+      create);
+  berth::RouteOptions toggle;
+  toggle.fields = {{"enabled", FieldType::Bool, true}};
+  r.patch(
+      "/projects/:name/schedules/:id", [h](const Request& q, Responder& s) { h->setEnabled(q, s); },
+      toggle);
+  r.del("/projects/:name/schedules/:id", [h](const Request& q, Responder& s) { h->remove(q, s); });
+  r.get("/projects/:name/schedules/:id/runs",
+        [h](const Request& q, Responder& s) { h->runs(q, s); });
+}
+
+}  // namespace berth::scheduler

@@ -1,0 +1,52 @@
+// The schedules the API reads and changes, in the control-plane table scheduler.schedules,
+// and the Schedule JSON of api.md.
+#pragma once
+#include <berth/plugin.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace berth::scheduler {
+
+// Runs that waited this long past their minute are missed, not run (api.md: runs missed while
+// the platform was down are not replayed). In scheduler seconds.
+inline constexpr int64_t kMissedAfterSeconds = 60;
+
+struct NewSchedule {
+  std::string id, project_id, project_name, project_account_id, account_id, name, spec, path;
+  int64_t created_at = 0;
+  int64_t next_run_at = 0;
+};
+
+class ScheduleStore {
+ public:
+  explicit ScheduleStore(berth::Db db) : db_(db) {}
+
+  // Stores it enabled with last_* null; returns the Schedule without next_run_at.
+  nlohmann::json insert(const NewSchedule& schedule) const;
+  // Schedules with next_run_at (null while paused), in creation order; `now` is scheduler
+  // seconds.
+  nlohmann::json listForProject(const std::string& project_id, int64_t now) const;
+  // Every schedule of projects owned by these accounts, by project name then creation.
+  nlohmann::json listForAccounts(const std::vector<std::string>& account_ids, int64_t now) const;
+  // Pauses, or resumes with `next_run_at`; false when the project has no such schedule.
+  bool setEnabled(const std::string& project_id, const std::string& id, bool enabled,
+                  int64_t next_run_at) const;
+  bool remove(const std::string& project_id, const std::string& id) const;
+  bool exists(const std::string& project_id, const std::string& id) const;
+  // The kept runs of a schedule, newest first.
+  nlohmann::json runs(const std::string& id) const;
+  // Removes every schedule of a project (and their runs); returns how many.
+  int64_t removeProject(const std::string& project_id) const;
+  // Project ids that have schedules (for the sweep of projects deleted without the hook).
+  std::vector<std::string> projectIds() const;
+  // Runs whose schedule is gone.
+  int64_t sweepOrphanRuns() const;
+
+ private:
+  nlohmann::json list(const berth::DbResult& rows, int64_t now) const;
+  berth::Db db_;
+};
+
+}  // namespace berth::scheduler
