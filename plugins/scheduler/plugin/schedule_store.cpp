@@ -140,11 +140,12 @@ int64_t ScheduleStore::removeProject(const std::string& project_id) const {
   });
 }
 
-std::vector<std::string> ScheduleStore::projectIds() const {
-  auto r = db_.exec("SELECT DISTINCT project_id FROM scheduler.schedules");
-  std::vector<std::string> ids;
-  for (int64_t row = 0; row < r.rows(); ++row) ids.push_back(r.get<std::string>(row, 0));
-  return ids;
+std::vector<std::pair<std::string, std::string>> ScheduleStore::projects() const {
+  auto r = db_.exec("SELECT DISTINCT project_id, project_name FROM scheduler.schedules");
+  std::vector<std::pair<std::string, std::string>> out;
+  for (int64_t row = 0; row < r.rows(); ++row)
+    out.emplace_back(r.get<std::string>(row, 0), r.get<std::string>(row, 1));
+  return out;
 }
 
 int64_t ScheduleStore::sweepOrphanRuns() const {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace berth::scheduler {
@@ -39,8 +40,9 @@ class ScheduleStore {
   nlohmann::json runs(const std::string& id) const;
   // Removes every schedule of a project (and their runs); returns how many.
   int64_t removeProject(const std::string& project_id) const;
-  // Project ids that have schedules (for the sweep of projects deleted without the hook).
-  std::vector<std::string> projectIds() const;
+  // The projects that have schedules, id and name (for the sweep of projects deleted without
+  // the hook).
+  std::vector<std::pair<std::string, std::string>> projects() const;
   // Runs whose schedule is gone.
   int64_t sweepOrphanRuns() const;
 

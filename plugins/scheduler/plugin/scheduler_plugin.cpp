@@ -5,9 +5,9 @@
 
 #include <curl/curl.h>
 
+#include <map>
 #include <memory>
 #include <mutex>
-#include <set>
 
 #include "context.hpp"
 #include "edge_address.hpp"
@@ -91,26 +91,26 @@ class SchedulerPlugin final : public berth::Plugin {
  private:
   void sweep() {
     ScheduleStore store(context_.db());
-    std::set<std::string> missing;
-    for (const auto& id : store.projectIds()) {
+    std::map<std::string, std::string> missing;  // id -> name
+    for (const auto& [id, name] : store.projects()) {
       try {
         context_.services->call("projects.directory.v1", "get", {{"id", id}});
       } catch (const berth::Error& e) {
         if (e.status() != 404) throw;
-        missing.insert(id);
+        missing.emplace(id, name);
       }
     }
-    std::set<std::string> previously;
+    std::map<std::string, std::string> previously;
     {
       std::lock_guard lock(sweep_mutex_);
       previously.swap(missing_before_);
       missing_before_ = missing;
     }
-    for (const auto& id : missing)
+    for (const auto& [id, name] : missing)
       if (previously.count(id)) {
         int64_t removed = store.removeProject(id);
-        context_.logger().info(std::to_string(removed) + " schedules of removed project " + id +
-                               " swept");
+        context_.logger().withProject(name).info(
+            std::to_string(removed) + " schedules of the removed project (id " + id + ") swept");
       }
     store.sweepOrphanRuns();
   }
@@ -118,7 +118,7 @@ class SchedulerPlugin final : public berth::Plugin {
   Context context_;
   std::unique_ptr<Runner> runner_;
   std::mutex sweep_mutex_;
-  std::set<std::string> missing_before_;
+  std::map<std::string, std::string> missing_before_;
 };
 
 }  // namespace berth::scheduler
