@@ -53,6 +53,13 @@ void Runner::start() {
 }
 
 void Runner::stop() {
+  // No new claims first (a run claimed now could not be made), then the requests in flight are
+  // dropped, then the claim thread writes what finished and ends.
+  {
+    std::lock_guard lock(mutex_);
+    stop_claiming_ = true;
+  }
+  claim_cv_.notify_all();
   {
     std::lock_guard lock(mutex_);
     stop_http_ = true;
@@ -64,7 +71,7 @@ void Runner::stop() {
     stop_claims_ = true;
   }
   claim_cv_.notify_all();
-  if (claim_thread_.joinable()) claim_thread_.join();  // writes what finished before it ends
+  if (claim_thread_.joinable()) claim_thread_.join();
   if (multi_ != nullptr) {
     curl_multi_cleanup(multi_);
     multi_ = nullptr;
@@ -91,11 +98,11 @@ void Runner::claimLoop() {
   std::unique_lock lock(mutex_);
   while (!stop_claims_) {
     int64_t now = realNow();
-    bool claim_now = wake_claims_ || now >= next_claim;
+    bool claim_now = !stop_claiming_ && (wake_claims_ || now >= next_claim);
     bool flush_now = !finished_.empty() &&
                      (finished_.size() >= kFlushBatch || now - first_finished_ms_ >= kFlushMs);
     if (!claim_now && !flush_now) {
-      int64_t until = next_claim;
+      int64_t until = stop_claiming_ ? now + 1000 : next_claim;
       if (!finished_.empty()) until = std::min(until, first_finished_ms_ + kFlushMs);
       claim_cv_.wait_for(lock, std::chrono::milliseconds(std::max<int64_t>(1, until - now)));
       continue;

@@ -63,6 +63,7 @@ class Runner {
 
   std::mutex mutex_;
   std::condition_variable claim_cv_;
+  bool stop_claiming_ = false;
   bool stop_http_ = false;
   bool stop_claims_ = false;
   bool wake_claims_ = false;
