@@ -12,6 +12,7 @@ packages=(
   wrk dnsmasq-base python3 bubblewrap
   media-types
   python3-croniter
+  mariadb-server zlib1g-dev
 )
 
 missing=()

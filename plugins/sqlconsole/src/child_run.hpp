@@ -1,0 +1,18 @@
+// Running a helper program (pg_dump) from a worker thread: posix_spawn, stdout to a file or
+// /dev/null, stderr captured (its last 64 KB) for the error message, no shell.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace berth::sqlconsole {
+
+struct ChildResult {
+  int exitCode = -1;   // -1: killed by a signal
+  std::string errors;  // what it wrote to stderr (the end of it)
+};
+
+// Runs argv[0] (an absolute path) with exactly env as its environment and waits for it.
+// Throws std::runtime_error when it cannot be started.
+ChildResult runChild(const std::vector<std::string>& argv, const std::vector<std::string>& env);
+
+}  // namespace berth::sqlconsole
