@@ -1,0 +1,104 @@
+// The blob store: metadata in storage.blobs, bytes in the backend. Every caller (the file
+// routes, storage.blobs.v1, the project hooks) goes through here, so the rules hold once:
+//
+// - a put writes a new object first (durably, see BlobBackend::putFile) and only then
+//   publishes it in one transaction; the object it replaced is removed after the commit.
+//   A crash at any point leaves the old blob listed, or the new one whole: never a part.
+// - objects no row refers to (a crash between the write and the commit, a removal that
+//   failed) are removed by sweep().
+// - updated_at moves forward by at least a second on every replace and is the object's
+//   modification time, so the edge's Last-Modified and ETag change with every version.
+#pragma once
+#include <berth/plugin.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "blob_backend.hpp"
+
+namespace berth::storage {
+
+struct BlobRecord {
+  std::string project_id;
+  std::string space;
+  std::string key;
+  std::string object;
+  int64_t size = 0;
+  std::string content_type;
+  std::string sha256;
+  int64_t created_at = 0;
+  int64_t updated_at = 0;
+
+  // The ETag the edge sends for the object ("<hex mtime>-<hex size>", as nginx makes it).
+  std::string etag() const;
+};
+
+// Bytes and count of the stored files of one project.
+struct FileUsage {
+  int64_t count = 0;
+  int64_t bytes = 0;
+};
+
+class BlobStore {
+ public:
+  BlobStore(const berth::Services& services, BlobBackend& backend)
+      : services_(services), backend_(backend) {}
+
+  // Stores the file at `source` (moved when `move` and the backend can) under the key.
+  // @throw berth::Error 502 when the backend did not store it.
+  BlobRecord putFile(const std::string& project_id, const std::string& space,
+                     const std::string& key, const std::string& source, bool move,
+                     const std::string& content_type);
+  BlobRecord putBytes(const std::string& project_id, const std::string& space,
+                      const std::string& key, std::string_view bytes,
+                      const std::string& content_type);
+
+  std::optional<BlobRecord> find(const std::string& project_id, const std::string& space,
+                                 const std::string& key) const;
+  // Keys in byte order, starting with `prefix`, after `after`; at most `limit`.
+  std::vector<BlobRecord> list(const std::string& project_id, const std::string& space,
+                               const std::string& prefix, const std::string& after,
+                               int64_t limit) const;
+
+  // Unpublishes a blob and removes its object; false when there was none. An object the
+  // backend would not remove is left to sweep(): the blob is gone either way.
+  bool remove(const std::string& project_id, const std::string& space, const std::string& key);
+  int64_t removePrefix(const std::string& project_id, const std::string& space,
+                       const std::string& prefix);
+
+  // Removes every blob of a project, in every space: the objects first, then the rows.
+  // @throw berth::Error 502 "object storage did not confirm removal; try again" when the
+  // backend did not confirm; nothing else changes then, so the call can be repeated.
+  void removeProject(const std::string& project_id, const std::string& project_name);
+
+  // Stored-file usage (space "files") of each project id, in one query; ids without files
+  // are absent.
+  std::map<std::string, FileUsage> fileUsage(const std::vector<std::string>& project_ids) const;
+
+  // Removes objects no row refers to that were last modified before `cutoff`; returns how
+  // many. `stop` is asked between projects.
+  size_t sweep(int64_t cutoff, const std::function<bool()>& stop);
+
+  // The absolute path of a blob's object for the edge, when the backend is local.
+  std::optional<std::string> localPath(const BlobRecord& record) const {
+    return backend_.localPath(record.object);
+  }
+  std::string read(const BlobRecord& record, uint64_t offset, uint64_t length) const;
+
+ private:
+  BlobRecord publish(const std::string& project_id, const std::string& space,
+                     const std::string& key, const std::string& object, const StoredObject& stored,
+                     const std::string& content_type);
+  void removeQuietly(const std::string& object, const std::string& why) const;
+
+  const berth::Services& services_;
+  BlobBackend& backend_;
+};
+
+int64_t unixNow();
+
+}  // namespace berth::storage

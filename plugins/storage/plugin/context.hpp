@@ -1,0 +1,32 @@
+// What every part of the storage plugin shares once it has started.
+#pragma once
+#include <berth/plugin.hpp>
+
+#include <memory>
+#include <string>
+
+#include "blob_backend.hpp"
+#include "blob_store.hpp"
+#include "mime_types.hpp"
+#include "project_hosts.hpp"
+#include "work_queue.hpp"
+
+namespace berth::storage {
+
+// The stored-file limit of api.md ("Stored file | 64 MB"): the edge refuses larger bodies.
+inline constexpr uint64_t kMaxFileBytes = 64ull * 1024 * 1024;
+
+struct Context {
+  const berth::Services* services = nullptr;
+  std::string data_dir;
+  MimeTable mime;
+  std::unique_ptr<BlobBackend> backend;
+  std::unique_ptr<BlobStore> store;
+  ProjectHosts hosts;
+  WorkQueue work;          // uploads: off the server threads
+  int64_t started_at = 0;  // Unix seconds; objects older than this cannot be writes in flight
+
+  berth::Logger logger() const { return services->logger(); }
+};
+
+}  // namespace berth::storage

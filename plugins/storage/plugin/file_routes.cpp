@@ -1,0 +1,179 @@
+#include "file_routes.hpp"
+
+#include <sys/stat.h>
+
+#include "blob_names.hpp"
+#include "file_paths.hpp"
+
+namespace berth::storage {
+
+namespace {
+
+using berth::Error;
+using berth::Request;
+using berth::Responder;
+
+const std::string kFiles(kFilesSpace);
+
+struct ProjectRef {
+  std::string id;
+  std::string name;
+  std::string url;
+};
+
+std::string tooLarge() {
+  return "the request body is too large for this route (limit " +
+         std::to_string(kMaxFileBytes / (1024 * 1024)) + " MB)";
+}
+
+nlohmann::json fileJson(const BlobRecord& b, const std::string& project_url) {
+  return {{"path", b.key},
+          {"bytes", b.size},
+          {"url", project_url + "/_files/" + urlPath(b.key)},
+          {"content_type", b.content_type},
+          {"sha256", b.sha256},
+          {"created_at", b.created_at},
+          {"updated_at", b.updated_at}};
+}
+
+class FileHandlers {
+ public:
+  explicit FileHandlers(Context& context) : c_(context) {}
+
+  void upload(const Request& req, Responder& resp) const {
+    ProjectRef project = find(req);
+    std::string path = req.param("path");
+    if (auto why = pathRefusal(path)) throw Error::badRequest(*why);
+    std::optional<std::string> spooled = req.bodyFile();
+    if (spooled && !spooled->empty()) {
+      checkSpooled(*spooled);
+    } else {
+      // Bodies reach berthd in memory only when the edge did not spool them (a small body
+      // on a path nginx spelled differently); the limit still holds.
+      spooled.reset();
+      if (req.body().size() > kMaxFileBytes) throw Error::payloadTooLarge(tooLarge());
+    }
+    // Hashing and fsyncing up to 64 MB happens off the server thread.
+    auto exchange = berth::Exchange::make(req, resp);
+    auto work = [this, exchange, project, path, spooled] {
+      answer(*exchange, project.name, [&] {
+        std::string type = c_.mime.typeOf(path);
+        BlobRecord stored =
+            spooled ? c_.store->putFile(project.id, kFiles, path, *spooled, /*move=*/true, type)
+                    : c_.store->putBytes(project.id, kFiles, path, exchange->request.body(), type);
+        c_.logger()
+            .withProject(project.name)
+            .info(exchange->request,
+                  "stored file " + path + " (" + std::to_string(stored.size) + " bytes)");
+        exchange->responder.json(201, fileJson(stored, project.url));
+      });
+    };
+    if (!c_.work.post(work)) work();
+  }
+
+  void list(const Request& req, Responder& resp) const {
+    ProjectRef project = find(req);
+    nlohmann::json files = nlohmann::json::array();
+    for (const auto& b : c_.store->list(project.id, kFiles, "", "", kListEverything))
+      files.push_back(fileJson(b, project.url));
+    resp.json(200, {{"files", std::move(files)}});
+  }
+
+  void remove(const Request& req, Responder& resp) const {
+    ProjectRef project = find(req);
+    std::string path = req.param("path");
+    if (auto why = pathRefusal(path)) throw Error::badRequest(*why);
+    if (!c_.store->remove(project.id, kFiles, path))
+      throw Error::notFound("no file called " + path);
+    c_.logger().withProject(project.name).info(req, "deleted file " + path);
+    resp.noContent();
+  }
+
+  // POST and DELETE /projects/{name}/files/ (the path left empty).
+  void emptyPath(const Request& req, Responder&) const {
+    find(req);
+    throw Error::badRequest(*pathRefusal(""));
+  }
+
+  // GET and HEAD /_files/<path> on a project host: the edge sends the object itself
+  // (sendfile, Range, ETag, Last-Modified, conditional requests); berthd only finds it.
+  void serve(const Request& req, Responder& resp) const {
+    HostedProject project = c_.hosts.find(*c_.services, req.host());
+    std::string path = req.param("path");
+    if (pathRefusal(path)) throw Error::notFound("no such file");
+    std::optional<BlobRecord> blob = c_.store->find(project.id, kFiles, path);
+    if (!blob) throw Error::notFound("no such file");
+    std::optional<std::string> local = c_.store->localPath(*blob);
+    if (!local) throw Error::notImplemented("this blob backend cannot hand files to the edge");
+    resp.file(*local, blob->content_type);
+  }
+
+ private:
+  // Runs `fn` on a work thread, answering what it throws the way the SDK does for handlers
+  // (a database error's SQL goes to the log, never to the caller).
+  template <class F>
+  void answer(berth::Exchange& exchange, const std::string& project, F&& fn) const {
+    auto log = c_.logger().withProject(project);
+    try {
+      fn();
+    } catch (const berth::DbError& e) {
+      log.error(exchange.request,
+                std::string("upload failed: ") + e.message() + " (SQLSTATE " + e.sqlstate() + ")");
+      exchange.responder.error(500, "internal error");
+    } catch (const Error& e) {
+      exchange.responder.error(e);
+    } catch (const std::exception& e) {
+      log.error(exchange.request, std::string("upload failed: ") + e.what());
+      exchange.responder.error(500, "internal error");
+    }
+  }
+
+  // Every list of api.md returns everything; a bound keeps one answer finite.
+  static constexpr int64_t kListEverything = 1000000;
+
+  // A project the caller can reach, else 404 "no project called {name}" from the directory.
+  ProjectRef find(const Request& req) const {
+    nlohmann::json summary =
+        c_.services->call("projects.directory.v1", "find",
+                          {{"account_id", req.caller().accountId}, {"name", req.param("name")}});
+    return {summary.at("id").get<std::string>(), summary.at("name").get<std::string>(),
+            summary.value("url", "")};
+  }
+
+  // The edge names the file it spooled the body to; it must be one of its own, under
+  // data_dir, since the store takes it over.
+  void checkSpooled(const std::string& file) const {
+    std::string prefix = c_.data_dir + "/";
+    if (file.compare(0, prefix.size(), prefix) != 0 || file.find("/../") != std::string::npos)
+      throw Error::internal("the edge spooled the body outside data_dir");
+    struct stat st {};
+    if (::stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+      throw Error::internal("the spooled body is missing");
+    if (static_cast<uint64_t>(st.st_size) > kMaxFileBytes) throw Error::payloadTooLarge(tooLarge());
+  }
+
+  Context& c_;
+};
+
+}  // namespace
+
+void registerFileRoutes(berth::Registrar& r, Context& context) {
+  auto h = std::make_shared<FileHandlers>(context);
+  berth::RouteOptions upload;
+  upload.rawBody = true;
+  upload.maxBodyBytes = kMaxFileBytes;
+  r.post(
+      "/projects/:name/files/*path", [h](const Request& q, Responder& s) { h->upload(q, s); },
+      upload);
+  // "*path" needs at least one character; an empty path still gets its own answer.
+  r.post("/projects/:name/files/", [h](const Request& q, Responder& s) { h->emptyPath(q, s); });
+  r.del("/projects/:name/files/", [h](const Request& q, Responder& s) { h->emptyPath(q, s); });
+  r.get("/projects/:name/files", [h](const Request& q, Responder& s) { h->list(q, s); });
+  r.del("/projects/:name/files/*path", [h](const Request& q, Responder& s) { h->remove(q, s); });
+  berth::RouteOptions project_host;
+  project_host.projectHost = true;
+  r.get(
+      "/_files/*path", [h](const Request& q, Responder& s) { h->serve(q, s); }, project_host);
+}
+
+}  // namespace berth::storage

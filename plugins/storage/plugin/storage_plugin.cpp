@@ -1,0 +1,113 @@
+// The storage plugin: the blob store other plugins keep bytes in (storage.blobs.v1), the
+// stored-file routes of api.md and /_files/ on project hosts. README.md beside this folder
+// lists every route, answer, service method and configuration key.
+#include <berth/plugin.hpp>
+
+#include <algorithm>
+#include <limits>
+
+#include "blob_service.hpp"
+#include "context.hpp"
+#include "file_routes.hpp"
+#include "local_backend.hpp"
+
+#include "berth_migrations_storage.inc"
+
+namespace berth::storage {
+
+class StoragePlugin final : public berth::Plugin {
+ public:
+  void registerAll(berth::Registrar& r) override {
+    r.configString("root", "blobs",
+                   "folder of the local blob store; relative paths are under data_dir, and it "
+                   "must be inside data_dir so the edge may send its files");
+    r.configString("mime_types", "/etc/mime.types",
+                   "the mime.types file that gives stored files their content type");
+    r.migrations(kBerthMigrations, kBerthMigrationCount);
+
+    registerFileRoutes(r, context_);
+    registerBlobService(r, context_);
+    registerStatsService(r, context_);
+
+    // The blobs go first; a backend that does not confirm refuses the delete (502), and the
+    // project stays so that the delete can be sent again.
+    r.hook("project.deleting", [this](const nlohmann::json& payload) {
+      context_.hosts.forgetAll();
+      context_.store->removeProject(payload.at("id").get<std::string>(), payload.value("name", ""));
+    });
+    // An upload that raced the delete may have put a blob since; the project is gone now.
+    r.hook("project.deleted", [this](const nlohmann::json& payload) {
+      context_.hosts.forgetAll();
+      try {
+        context_.store->removeProject(payload.at("id").get<std::string>(),
+                                      payload.value("name", ""));
+      } catch (const berth::Error&) {
+        // Logged by removeProject; the sweep removes what is left.
+      }
+    });
+    r.job(
+        "sweep", std::chrono::minutes(10), [this](berth::JobContext& job) { sweep(job); }, true);
+  }
+
+  void start(berth::Services& services) override {
+    context_.services = &services;
+    const nlohmann::json& config = services.config();
+    context_.data_dir = services.coreSetting("data_dir").value_or("");
+    if (context_.data_dir.empty() || context_.data_dir[0] != '/')
+      throw berth::Error("storage: data_dir must be an absolute path");
+    std::string root = config.value("root", "blobs");
+    if (root.empty()) throw berth::Error("storage.root must not be empty");
+    if (root[0] != '/') root = context_.data_dir + "/" + root;
+    if (root.compare(0, context_.data_dir.size() + 1, context_.data_dir + "/") != 0 ||
+        root.find("/../") != std::string::npos || root.ends_with("/.."))
+      throw berth::Error("storage.root must be inside data_dir (" + context_.data_dir +
+                         "), where the edge may read: " + root);
+
+    std::string mime_file = config.value("mime_types", "/etc/mime.types");
+    try {
+      context_.mime = MimeTable::fromFile(mime_file);
+    } catch (const std::exception& e) {
+      context_.mime = MimeTable::builtIn();
+      services.logger().warn(std::string(e.what()) +
+                             "; content types come from a small built-in table");
+    }
+
+    try {
+      auto backend = std::make_unique<LocalBackend>(root);
+      // Nothing of this process is being written yet: every temporary is a crash's leftover.
+      size_t cleaned = backend->cleanTemporary(std::numeric_limits<int64_t>::max());
+      if (cleaned > 0)
+        services.logger().warn("removed " + std::to_string(cleaned) +
+                               " unfinished writes left by an earlier run");
+      context_.backend = std::move(backend);
+    } catch (const BackendError& e) {
+      throw berth::Error(std::string("storage: ") + e.what());
+    }
+    context_.store = std::make_unique<BlobStore>(services, *context_.backend);
+    context_.started_at = unixNow();
+    context_.work.start(2);
+  }
+
+  void stop() override { context_.work.stop(); }
+
+ private:
+  // Objects no row refers to: a crash between write and commit, or a removal that failed.
+  // Those older than this process cannot be writes in flight; younger ones get an hour.
+  void sweep(berth::JobContext& job) {
+    int64_t now = unixNow();
+    int64_t cutoff = std::max(context_.started_at, now - 3600);
+    size_t removed = context_.store->sweep(cutoff, [&job] { return job.stopRequested(); });
+    size_t temporaries = context_.backend->cleanTemporary(now - 6 * 3600);
+    if (removed + temporaries > 0)
+      job.logger().info("sweep removed " + std::to_string(removed) + " unreferenced objects and " +
+                        std::to_string(temporaries) + " abandoned writes");
+  }
+
+  Context context_;
+};
+
+}  // namespace berth::storage
+
+BERTH_PLUGIN(berth::storage::StoragePlugin, "storage", "0.1.0",
+             "the blob store, stored files and /_files on project hosts", BERTH_KIND_FEATURE,
+             "projects")
