@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# bench/storage_files: wrk on loopback (2 threads, 64 connections) against GET /_files/<path>
+# on a project host through berthd's nginx edge, for a 1 KB and a 10 MB stored file, next to a
+# plain nginx serving the same two files from a root folder in the same run. Prints req/s,
+# throughput, p50/p99 and the ratio to nginx, and berthd's RSS before, during and after the
+# 10 MB run (the bytes must travel by sendfile, never through berthd's memory).
+# Usage: bench/storage_files.sh [seconds per run, default 10]   (build first: scripts/build.sh)
+# BUILD_DIR picks the build (default build).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${1:-10}
+build=${BUILD_DIR:-build}
+berthd=$build/bin/berthd
+[ -x "$berthd" ] || { echo "build first: scripts/build.sh"; exit 1; }
+command -v wrk >/dev/null || { echo "wrk is missing: scripts/install-deps.sh"; exit 1; }
+
+work=$(mktemp -d /tmp/berth-bench-files.XXXXXX); chmod 755 "$work"
+freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+port=$(freeport); nport=$(freeport)
+cat > "$work/berth.yaml" <<YAML
+server:
+  listen: "127.0.0.1:$port"
+data_dir: "$work/data"
+edge:
+  backend_threads: ${BACKEND_THREADS:-4}
+database:
+  pool_size: ${POOL_SIZE:-8}
+plugins:
+  dir: "$PWD/$build/lib/berth"
+  enabled: [projects, storage]
+log:
+  level: warn
+  file: "$work/berthd.log"
+YAML
+cleanup() {
+  [ -n "${sampler:-}" ] && kill "$sampler" 2>/dev/null || true
+  [ -n "${bpid:-}" ] && kill -TERM "$bpid" 2>/dev/null && wait "$bpid" 2>/dev/null || true
+  [ -f "$work/nginx/nginx.pid" ] && kill -QUIT "$(cat "$work/nginx/nginx.pid")" 2>/dev/null || true
+  sleep 0.5; rm -rf "$work"
+}
+trap cleanup EXIT
+
+"$berthd" --config "$work/berth.yaml" serve > "$work/out.log" 2>&1 &
+bpid=$!
+for _ in $(seq 1 300); do grep -q "berthd ready" "$work/out.log" && break; sleep 0.1; done
+grep -q "berthd ready" "$work/out.log" || { cat "$work/out.log"; exit 1; }
+
+"$berthd" --config "$work/berth.yaml" account create --email bench@example.com --plan pro --slug benchacct >/dev/null
+token=$("$berthd" --config "$work/berth.yaml" token create --email bench@example.com | tail -n1)
+curl -sf -o /dev/null -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
+     -d '{"name":"files"}' "http://127.0.0.1:$port/projects"
+project=files-benchacct
+
+# The same two files for both servers.
+mkdir -p "$work/nginx/www"
+head -c 1024 /dev/urandom > "$work/nginx/www/small.bin"
+head -c $((10 * 1024 * 1024)) /dev/urandom > "$work/nginx/www/large.bin"
+for f in small.bin large.bin; do
+  curl -sf -o /dev/null -H "Authorization: Bearer $token" -H 'Content-Type: application/octet-stream' \
+       --data-binary "@$work/nginx/www/$f" "http://127.0.0.1:$port/projects/$project/files/$f"
+  cmp -s <(curl -sf -H "Host: $project.localhost" "http://127.0.0.1:$port/_files/$f") "$work/nginx/www/$f" \
+    || { echo "berthd does not serve $f as uploaded"; exit 1; }
+done
+
+workers=$(awk '/^worker_processes/ {gsub(";",""); print $2}' "$work/data/edge/nginx.conf")
+cat > "$work/nginx/nginx.conf" <<NGINX
+daemon on; worker_processes ${workers:-2}; pid $work/nginx/nginx.pid; error_log $work/nginx/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off; sendfile on; tcp_nopush on; keepalive_timeout 65; etag on;
+  client_body_temp_path $work/nginx/body; proxy_temp_path $work/nginx/proxy;
+  fastcgi_temp_path $work/nginx/fcgi; uwsgi_temp_path $work/nginx/uwsgi; scgi_temp_path $work/nginx/scgi;
+  server { listen 127.0.0.1:$nport; root $work/nginx/www; default_type application/octet-stream; }
+}
+NGINX
+nginx -c "$work/nginx/nginx.conf" -p "$work/nginx/"
+
+run() {  # url [host] -> "reqs bytes_per_sec p50_ms p99_ms non2xx"
+  local out
+  if [ -n "${2:-}" ]; then out=$(wrk -t2 -c64 -d"${secs}s" --latency -H "Host: $2" "$1")
+  else out=$(wrk -t2 -c64 -d"${secs}s" --latency "$1"); fi
+  local rps tput p50 p99 non2xx
+  rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
+  tput=$(echo "$out" | awk '/Transfer\/sec/ {print $2}')
+  p50=$(echo "$out" | awk '$1=="50%" {print $2}')
+  p99=$(echo "$out" | awk '$1=="99%" {print $2}')
+  non2xx=$(echo "$out" | awk '/Non-2xx/ {print $NF}')
+  echo "$rps $(bytes "$tput") $(ms "$p50") $(ms "$p99") ${non2xx:-0}"
+}
+ms() {  # wrk latency (us/ms/s) -> ms
+  echo "$1" | awk '/us$/ {sub("us",""); printf "%.2f", $1/1000; next}
+                   /ms$/ {sub("ms",""); printf "%.2f", $1; next}
+                   /s$/  {sub("s","");  printf "%.2f", $1*1000}'
+}
+bytes() {  # wrk transfer rate (B/KB/MB/GB) -> bytes per second
+  echo "$1" | awk '/GB$/ {sub("GB",""); printf "%.0f", $1*1073741824; next}
+                   /MB$/ {sub("MB",""); printf "%.0f", $1*1048576; next}
+                   /KB$/ {sub("KB",""); printf "%.0f", $1*1024; next}
+                   /B$/  {sub("B","");  printf "%.0f", $1}'
+}
+rss() { awk '/VmRSS/ {print $2}' /proc/$bpid/status; }
+
+berth_host="$project.localhost"
+read -r n_s n_st n_s50 n_s99 _ <<< "$(run "http://127.0.0.1:$nport/small.bin")"
+read -r b_s b_st b_s50 b_s99 b_sbad <<< "$(run "http://127.0.0.1:$port/_files/small.bin" "$berth_host")"
+read -r n_l n_lt n_l50 n_l99 _ <<< "$(run "http://127.0.0.1:$nport/large.bin")"
+rss_before=$(rss)
+( peak=0; while kill -0 $bpid 2>/dev/null; do r=$(rss); [ "$r" -gt "$peak" ] && peak=$r && echo "$peak" > "$work/rss_peak"; sleep 0.2; done ) &
+sampler=$!
+read -r b_l b_lt b_l50 b_l99 b_lbad <<< "$(run "http://127.0.0.1:$port/_files/large.bin" "$berth_host")"
+kill "$sampler" 2>/dev/null || true; sampler=
+rss_during=$(cat "$work/rss_peak" 2>/dev/null || echo 0)
+sleep 1
+rss_after=$(rss)
+
+mbs() { awk -v b="$1" 'BEGIN {printf "%.0f", b / 1048576}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
+printf '\nbench/storage_files: wrk -t2 -c64 -d%ss on loopback, %s cores, edge workers %s\n' "$secs" "$(nproc)" "${workers:-2}"
+printf '%-40s %10s %10s %9s %9s %7s\n' "target" "req/s" "MB/s" "p50 ms" "p99 ms" "ratio"
+printf '%-40s %10.0f %10s %9s %9s %7s\n' "nginx 1 KB file" "$n_s" "$(mbs "$n_st")" "$n_s50" "$n_s99" "1.00"
+printf '%-40s %10.0f %10s %9s %9s %7s\n' "berthd /_files 1 KB (goal req/s >=0.50)" "$b_s" "$(mbs "$b_st")" "$b_s50" "$b_s99" "$(ratio "$b_s" "$n_s")"
+printf '%-40s %10.0f %10s %9s %9s %7s\n' "nginx 10 MB file" "$n_l" "$(mbs "$n_lt")" "$n_l50" "$n_l99" "1.00"
+printf '%-40s %10.0f %10s %9s %9s %7s\n' "berthd /_files 10 MB (goal MB/s >=0.80)" "$b_l" "$(mbs "$b_lt")" "$b_l50" "$b_l99" "$(ratio "$b_lt" "$n_lt")"
+printf 'non-2xx answers from berthd: 1 KB %s, 10 MB %s\n' "$b_sbad" "$b_lbad"
+printf 'berthd RSS around the 10 MB run: before %s kB, peak during %s kB, after %s kB (goal: flat)\n' \
+  "$rss_before" "$rss_during" "$rss_after"
