@@ -190,6 +190,9 @@ class ConfigWriter {
   }
 
   void errorPages(int depth, const std::string& too_large_location) {
+    // nginx refuses a malformed request line or URI (a %00, a path above /) itself; its answer
+    // is JSON too. Not a named location: those cannot take a request whose URI is unusable.
+    line(depth, "error_page 400 /_berth_error_400;");
     line(depth, "error_page 413 = " + too_large_location + ";");
     line(depth, "error_page 500 = @berth_500;");
     line(depth, "error_page 502 = @berth_502;");
@@ -204,6 +207,12 @@ class ConfigWriter {
   }
 
   void namedErrorLocations(uint64_t body_limit) {
+    line(2, "location = /_berth_error_400 {");
+    line(3, "internal;");
+    line(3, "default_type application/json;");
+    line(3, "return 400 " +
+                jsonError("the request is malformed: its URL or headers cannot be read") + ";");
+    line(2, "}");
     jsonErrorLocation(
         "@berth_413", 413,
         "the request body is too large for this route (limit " + humanLimit(body_limit) + ")");
