@@ -402,3 +402,37 @@ TEST_F(RowsApi, InjectionAttemptsDoNothingHarmful) {
   EXPECT_EQ(r.json()["name"], "x'); DROP TABLE victim; --") << "stored as data";
   EXPECT_EQ(scalar(db, "SELECT count(*) FROM victim"), "1");
 }
+
+TEST_F(RowsApi, SchemaChangesAreSeenAtOnce) {
+  // The catalogue is kept between requests; every change that matters must show on the next one.
+  auto db = projectSession(*server, kProject);
+  db.execSimple(
+      "CREATE TABLE shifting (id int PRIMARY KEY, a text); INSERT INTO shifting VALUES (1, 'x');"
+      "CREATE TABLE targets (id int PRIMARY KEY, label text); INSERT INTO targets VALUES (7, 't')");
+  auto row = [&](const std::vector<std::pair<std::string, std::string>>& params) {
+    auto r = get("shifting", params);
+    EXPECT_EQ(r.status, 200) << r.body;
+    return r.status == 200 ? r.json()["rows"][0] : json(errorText(r));
+  };
+  EXPECT_EQ(row({}), json({{"id", 1}, {"a", "x"}}));
+  db.execSimple("ALTER TABLE shifting ADD COLUMN b int DEFAULT 5");
+  EXPECT_EQ(row({}), json({{"id", 1}, {"a", "x"}, {"b", 5}})) << "a new column";
+  EXPECT_EQ(row({{"b", "eq.5"}}), json({{"id", 1}, {"a", "x"}, {"b", 5}}));
+  db.execSimple("ALTER TABLE shifting RENAME COLUMN a TO c");
+  EXPECT_EQ(row({}), json({{"id", 1}, {"c", "x"}, {"b", 5}})) << "a renamed column";
+  db.execSimple("ALTER TABLE shifting ALTER COLUMN b TYPE text");
+  EXPECT_EQ(row({}), json({{"id", 1}, {"c", "x"}, {"b", "5"}})) << "a changed type";
+  db.execSimple("ALTER TABLE shifting DROP COLUMN c");
+  EXPECT_EQ(row({}), json({{"id", 1}, {"b", "5"}})) << "a dropped column";
+  EXPECT_EQ(refusal("shifting", {{"select", "targets(*)"}}),
+            "no foreign key links shifting and targets at character 8 of select=targets(*); "
+            "embedding needs a foreign key declared between them");
+  db.execSimple("ALTER TABLE shifting ADD COLUMN target_id int DEFAULT 7 REFERENCES targets (id)");
+  EXPECT_EQ(row({{"select", "id,targets(label)"}}),
+            json::parse(R"({"id":1,"targets":{"label":"t"}})"))
+      << "a new foreign key";
+  db.execSimple("DROP TABLE shifting");
+  EXPECT_EQ(refusal("shifting", {}), "no table named shifting");
+  db.execSimple("CREATE TABLE shifting (id int, z bool); INSERT INTO shifting VALUES (2, true)");
+  EXPECT_EQ(row({}), json({{"id", 2}, {"z", true}})) << "a new table under the old name";
+}

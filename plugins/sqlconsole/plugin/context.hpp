@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "catalog_cache.hpp"
 #include "project_connections.hpp"
 #include "worker_pool.hpp"
 
@@ -24,6 +25,7 @@ struct Context {
   Settings settings;
   std::unique_ptr<ProjectConnections> connections;
   std::unique_ptr<WorkerPool> workers;
+  CatalogCache catalogs;  // rows and /_data: each request's tables, checked by fingerprint
 
   berth::Db db() const { return services->db(); }
   berth::Logger logger() const { return services->logger(); }

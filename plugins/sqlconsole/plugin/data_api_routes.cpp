@@ -189,11 +189,20 @@ class DataRequest {
 
     ProjectConnections::Lease lease = context_.connections->lease(project_.id);
     try {
-      Catalog catalog = loadCatalog(*lease, catalogScopeFor(table, query));
-      if (op == Operation::Read)
-        read(catalog, table, query, prefer, method == "HEAD", *lease);
-      else
-        write(catalog, table, query, prefer, op, *lease);
+      const CatalogScope scope = catalogScopeFor(table, query);
+      if (op == Operation::Read) {
+        SqlStatement statement =
+            context_.catalogs.with(*lease, project_.id, scope, [&](const Catalog& catalog) {
+              return buildRead(catalog, table, query, {prefer.count});
+            });
+        read(statement, query, method == "HEAD", *lease);
+      } else {
+        auto statements =
+            context_.catalogs.with(*lease, project_.id, scope, [&](const Catalog& catalog) {
+              return writeStatements(catalog, table, query, prefer, op);
+            });
+        write(statements, prefer, op, *lease);
+      }
     } catch (const PgError& e) {
       DatabaseRefusal refusal = refusalOf(e, lease);
       if (refusal.status >= 500) logWarning("data api: " + std::string(e.what()));
@@ -298,9 +307,8 @@ class DataRequest {
     return onlyElement(rows);
   }
 
-  void read(const Catalog& catalog, const std::string& table, const RestQuery& query,
-            const Preferences& prefer, bool head, PgSession& session) {
-    ReadResult result = runRead(session, buildRead(catalog, table, query, {prefer.count}));
+  void read(const SqlStatement& statement, const RestQuery& query, bool head, PgSession& session) {
+    ReadResult result = runRead(session, statement);
     std::string body = shaped(result.rows, result.returned);
     std::string total = result.total ? std::to_string(*result.total) : "*";
     std::string range = result.returned > 0
@@ -312,29 +320,32 @@ class DataRequest {
     responder_.bytes(200, kJson, head ? std::string() : body, headers);
   }
 
-  void write(const Catalog& catalog, const std::string& table, const RestQuery& query,
-             const Preferences& prefer, Operation op, PgSession& session) {
+  std::vector<SqlStatement> writeStatements(const Catalog& catalog, const std::string& table,
+                                            const RestQuery& query, const Preferences& prefer,
+                                            Operation op) const {
     Representation representation;
     representation.wanted = prefer.return_ == ReturnPreference::Representation;
     representation.select = query.select;
-    std::vector<SqlStatement> statements;
-    if (op == Operation::Create) {
-      InsertRequest insert;
-      insert.body = body();
-      if (params_.columns) insert.columns = columnNames("columns", *params_.columns);
-      if (params_.on_conflict)
-        insert.conflict_columns = columnNames("on_conflict", *params_.on_conflict);
-      if (prefer.resolution == ResolutionPreference::MergeDuplicates)
-        insert.on_conflict = OnConflict::Merge;
-      if (prefer.resolution == ResolutionPreference::IgnoreDuplicates)
-        insert.on_conflict = OnConflict::Ignore;
-      insert.representation = representation;
-      statements = buildInsert(catalog, table, insert);
-    } else if (op == Operation::Update) {
-      statements.push_back(buildUpdate(catalog, table, query, body(), representation));
-    } else {
-      statements.push_back(buildDelete(catalog, table, query, representation));
-    }
+    if (op == Operation::Update)
+      return {buildUpdate(catalog, table, query, body(), representation)};
+    if (op == Operation::Delete) return {buildDelete(catalog, table, query, representation)};
+    InsertRequest insert;
+    insert.body = body();
+    if (params_.columns) insert.columns = columnNames("columns", *params_.columns);
+    if (params_.on_conflict)
+      insert.conflict_columns = columnNames("on_conflict", *params_.on_conflict);
+    if (prefer.resolution == ResolutionPreference::MergeDuplicates)
+      insert.on_conflict = OnConflict::Merge;
+    if (prefer.resolution == ResolutionPreference::IgnoreDuplicates)
+      insert.on_conflict = OnConflict::Ignore;
+    insert.representation = representation;
+    return buildInsert(catalog, table, insert);
+  }
+
+  void write(const std::vector<SqlStatement>& statements, const Preferences& prefer, Operation op,
+             PgSession& session) {
+    Representation representation;
+    representation.wanted = prefer.return_ == ReturnPreference::Representation;
     WriteResult written = runWrites(session, statements);
     berth::Headers headers = corsHeaders();
     headers.emplace_back("Content-Range",

@@ -145,7 +145,9 @@ void registerDataApiSettingsRoutes(berth::Registrar& r, Context& context) {
   // The settings of a deleted project go with it.
   r.hook("project.deleted", [&context](const nlohmann::json& project) {
     std::string id = project.value("id", "");
-    if (!id.empty() && context.services != nullptr) forgetDataApiProject(context.db(), id);
+    if (id.empty()) return;
+    context.catalogs.forget(id);
+    if (context.services != nullptr) forgetDataApiProject(context.db(), id);
   });
 }
 

@@ -34,10 +34,14 @@ void answer(Context& context, RowsAction action, const berth::Request& request,
 
   ProjectConnections::Lease lease = context.connections->lease(project.id);
   try {
-    Catalog catalog = loadCatalog(*lease, catalogScopeFor(table, query));
+    const CatalogScope scope = catalogScopeFor(table, query);
+    CatalogCache& catalogs = context.catalogs;
     switch (action) {
       case RowsAction::Read: {
-        ReadResult read = runRead(*lease, buildRead(catalog, table, query));
+        SqlStatement statement = catalogs.with(*lease, project.id, scope, [&](const Catalog& c) {
+          return buildRead(c, table, query);
+        });
+        ReadResult read = runRead(*lease, statement);
         std::string body = "{\"rows\":" + read.rows + ",\"limit\":" + std::to_string(query.limit) +
                            ",\"offset\":" + std::to_string(query.offset) +
                            ",\"total\":" + std::to_string(read.total.value_or(0)) + "}";
@@ -48,20 +52,29 @@ void answer(Context& context, RowsAction action, const berth::Request& request,
         InsertRequest insert;
         insert.body = request.json();
         insert.representation.wanted = true;  // every column, as stored
-        WriteResult written = runWrites(*lease, buildInsert(catalog, table, insert));
+        auto statements = catalogs.with(*lease, project.id, scope, [&](const Catalog& c) {
+          return buildInsert(c, table, insert);
+        });
+        WriteResult written = runWrites(*lease, statements);
         std::string rows = written.rows.value_or("[]");
         responder.bytes(201, "application/json",
                         insert.body.is_object() ? onlyElement(rows) : rows);
         return;
       }
       case RowsAction::Update: {
-        WriteResult written =
-            runWrites(*lease, {buildUpdate(catalog, table, query, request.json(), {})});
+        const nlohmann::json& body = request.json();
+        SqlStatement statement = catalogs.with(*lease, project.id, scope, [&](const Catalog& c) {
+          return buildUpdate(c, table, query, body, {});
+        });
+        WriteResult written = runWrites(*lease, {statement});
         responder.json(200, {{"updated", written.affected}});
         return;
       }
       case RowsAction::Delete: {
-        WriteResult written = runWrites(*lease, {buildDelete(catalog, table, query, {})});
+        SqlStatement statement = catalogs.with(*lease, project.id, scope, [&](const Catalog& c) {
+          return buildDelete(c, table, query, {});
+        });
+        WriteResult written = runWrites(*lease, {statement});
         responder.json(200, {{"deleted", written.affected}});
         return;
       }

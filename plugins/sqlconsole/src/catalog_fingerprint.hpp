@@ -1,0 +1,19 @@
+// A cheap way to tell whether the catalogue of some tables changed: one short text built from
+// the system catalogue rows the rows SQL depends on (the relations, their columns, their
+// primary and foreign keys), each with its row version (xmin). Any CREATE, DROP, ALTER or
+// RENAME that matters writes one of those rows, so the text changes; an unrelated change (a
+// row inserted, an index made) leaves it alone. Reading it costs a fraction of reading the
+// catalogue (it is a prepared statement on the session), which is what lets the rows routes
+// keep a catalogue between requests.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "pg_session.hpp"
+
+namespace berth::sqlconsole {
+
+// The fingerprint of the named relations of `public` (names not found count as absent).
+std::string catalogFingerprint(PgSession& session, const std::vector<std::string>& tables);
+
+}  // namespace berth::sqlconsole
