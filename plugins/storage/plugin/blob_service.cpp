@@ -105,7 +105,7 @@ class BlobService {
     if (move != request.end() && !move->is_boolean() && !move->is_null())
       throw Error::badRequest("move must be a boolean");
     bool take = move != request.end() && move->is_boolean() && move->get<bool>();
-    return blobJson(c_.store->putFile(a.project_id, a.space, a.key, from, take, type));
+    return blobJson(c_.store->putFile(logTo(a), a.project_id, a.space, a.key, from, take, type));
   }
 
   json get(const json& request) const {
@@ -126,8 +126,8 @@ class BlobService {
     json answer = blobJson(b);
     answer["offset"] = offset;
     answer["length"] = length;
-    answer["data_base64"] =
-        base64(c_.store->read(b, static_cast<uint64_t>(offset), static_cast<uint64_t>(length)));
+    answer["data_base64"] = base64(
+        c_.store->read(logTo(b), b, static_cast<uint64_t>(offset), static_cast<uint64_t>(length)));
     return answer;
   }
 
@@ -135,13 +135,13 @@ class BlobService {
 
   json remove(const json& request) const {
     BlobAddress a = addressOf(request);
-    return {{"deleted", c_.store->remove(a.project_id, a.space, a.key)}};
+    return {{"deleted", c_.store->remove(logTo(a), a.project_id, a.space, a.key)}};
   }
 
   json removePrefix(const json& request) const {
     BlobAddress a = addressOf(request, false);
     std::string prefix = requiredString(request, "prefix");
-    return {{"deleted", c_.store->removePrefix(a.project_id, a.space, prefix)}};
+    return {{"deleted", c_.store->removePrefix(logTo(a), a.project_id, a.space, prefix)}};
   }
 
   json list(const json& request) const {
@@ -159,6 +159,10 @@ class BlobService {
   }
 
  private:
+  // Services have no request; the project id names the project in log lines.
+  LogTo logTo(const BlobAddress& a) const { return {c_.logger().withProject(a.project_id), ""}; }
+  LogTo logTo(const BlobRecord& b) const { return {c_.logger().withProject(b.project_id), ""}; }
+
   BlobRecord existing(const json& request) const {
     BlobAddress a = addressOf(request);
     std::optional<BlobRecord> b = c_.store->find(a.project_id, a.space, a.key);

@@ -31,7 +31,7 @@ BlobRecord recordAt(const berth::DbResult& r, int64_t row) {
   return b;
 }
 
-Error notStored(const BackendError& e, const berth::Logger& log, const std::string& object) {
+Error notStored(const BackendError& e, const LogTo& log, const std::string& object) {
   log.error("object " + object + " was not stored: " + e.what());
   return Error::badGateway("object storage did not store the file; try again");
 }
@@ -51,35 +51,37 @@ std::string BlobRecord::etag() const {
   return text;
 }
 
-BlobRecord BlobStore::putFile(const std::string& project_id, const std::string& space,
-                              const std::string& key, const std::string& source, bool move,
+BlobRecord BlobStore::putFile(const LogTo& log, const std::string& project_id,
+                              const std::string& space, const std::string& key,
+                              const std::string& source, bool move,
                               const std::string& content_type) {
   std::string object = newObjectName(project_id);
   StoredObject stored;
   try {
     stored = backend_.putFile(object, source, move);
   } catch (const BackendError& e) {
-    throw notStored(e, services_.logger(), object);
+    throw notStored(e, log, object);
   }
-  return publish(project_id, space, key, object, stored, content_type);
+  return publish(log, project_id, space, key, object, stored, content_type);
 }
 
-BlobRecord BlobStore::putBytes(const std::string& project_id, const std::string& space,
-                               const std::string& key, std::string_view bytes,
-                               const std::string& content_type) {
+BlobRecord BlobStore::putBytes(const LogTo& log, const std::string& project_id,
+                               const std::string& space, const std::string& key,
+                               std::string_view bytes, const std::string& content_type) {
   std::string object = newObjectName(project_id);
   StoredObject stored;
   try {
     stored = backend_.putBytes(object, bytes);
   } catch (const BackendError& e) {
-    throw notStored(e, services_.logger(), object);
+    throw notStored(e, log, object);
   }
-  return publish(project_id, space, key, object, stored, content_type);
+  return publish(log, project_id, space, key, object, stored, content_type);
 }
 
-BlobRecord BlobStore::publish(const std::string& project_id, const std::string& space,
-                              const std::string& key, const std::string& object,
-                              const StoredObject& stored, const std::string& content_type) {
+BlobRecord BlobStore::publish(const LogTo& log, const std::string& project_id,
+                              const std::string& space, const std::string& key,
+                              const std::string& object, const StoredObject& stored,
+                              const std::string& content_type) {
   BlobRecord record{project_id,   space,         key, object, static_cast<int64_t>(stored.size),
                     content_type, stored.sha256, 0,   0};
   std::optional<std::string> replaced;
@@ -118,22 +120,23 @@ BlobRecord BlobStore::publish(const std::string& project_id, const std::string& 
       backend_.setModified(object, record.updated_at);
     });
   } catch (const BackendError& e) {
-    removeQuietly(object, "its publication failed");
-    throw notStored(e, services_.logger(), object);
+    removeQuietly(log, object, "its publication failed");
+    throw notStored(e, log, object);
   } catch (...) {
-    removeQuietly(object, "its publication failed");
+    removeQuietly(log, object, "its publication failed");
     throw;
   }
-  if (replaced) removeQuietly(*replaced, "it was replaced");
+  if (replaced) removeQuietly(log, *replaced, "it was replaced");
   return record;
 }
 
-void BlobStore::removeQuietly(const std::string& object, const std::string& why) const {
+void BlobStore::removeQuietly(const LogTo& log, const std::string& object,
+                              const std::string& why) const {
   try {
     backend_.remove(object);
   } catch (const std::exception& e) {
     // The sweep will find it: no row refers to it.
-    services_.logger().warn("object " + object + " (" + why + ") was not removed: " + e.what());
+    log.warn("object " + object + " (" + why + ") was not removed: " + e.what());
   }
 }
 
@@ -162,25 +165,25 @@ std::vector<BlobRecord> BlobStore::list(const std::string& project_id, const std
   return out;
 }
 
-bool BlobStore::remove(const std::string& project_id, const std::string& space,
+bool BlobStore::remove(const LogTo& log, const std::string& project_id, const std::string& space,
                        const std::string& key) {
   auto r = services_.db().exec(
       "DELETE FROM storage.blobs WHERE project_id = $1 AND space = $2 AND key = $3 "
       "RETURNING object",
       project_id, space, key);
   if (r.rows() == 0) return false;
-  removeQuietly(r.get<std::string>(0, 0), "its blob was deleted");
+  removeQuietly(log, r.get<std::string>(0, 0), "its blob was deleted");
   return true;
 }
 
-int64_t BlobStore::removePrefix(const std::string& project_id, const std::string& space,
-                                const std::string& prefix) {
+int64_t BlobStore::removePrefix(const LogTo& log, const std::string& project_id,
+                                const std::string& space, const std::string& prefix) {
   auto r = services_.db().exec(
       "DELETE FROM storage.blobs WHERE project_id = $1 AND space = $2 AND key >= $3 "
       "AND starts_with(key, $3) RETURNING object",
       project_id, space, prefix);
   for (int64_t i = 0; i < r.rows(); ++i)
-    removeQuietly(r.get<std::string>(i, 0), "its blob was deleted");
+    removeQuietly(log, r.get<std::string>(i, 0), "its blob was deleted");
   return r.rows();
 }
 
@@ -237,7 +240,8 @@ size_t BlobStore::sweep(int64_t cutoff, const std::function<bool()>& stop) {
           backend_.remove(object);
           ++removed;
         } catch (const std::exception& e) {
-          services_.logger().warn("sweep: object " + object + " was not removed: " + e.what());
+          services_.logger().withProject(group).warn("sweep: object " + object +
+                                                     " was not removed: " + e.what());
         }
       }
     }
@@ -245,11 +249,12 @@ size_t BlobStore::sweep(int64_t cutoff, const std::function<bool()>& stop) {
   return removed;
 }
 
-std::string BlobStore::read(const BlobRecord& record, uint64_t offset, uint64_t length) const {
+std::string BlobStore::read(const LogTo& log, const BlobRecord& record, uint64_t offset,
+                            uint64_t length) const {
   try {
     return backend_.read(record.object, offset, length);
   } catch (const BackendError& e) {
-    services_.logger().error("object " + record.object + " could not be read: " + e.what());
+    log.error("object " + record.object + " could not be read: " + e.what());
     throw Error::badGateway("object storage did not return the blob; try again");
   }
 }

@@ -22,6 +22,20 @@
 
 namespace berth::storage {
 
+// Where the store's log lines go: a logger naming the project (withProject) and the request
+// being served, when there is one.
+struct LogTo {
+  berth::Logger logger;
+  std::string request_id;
+
+  void warn(std::string_view message) const {
+    logger.write(berth::LogLevel::Warn, request_id, message);
+  }
+  void error(std::string_view message) const {
+    logger.write(berth::LogLevel::Error, request_id, message);
+  }
+};
+
 struct BlobRecord {
   std::string project_id;
   std::string space;
@@ -50,10 +64,10 @@ class BlobStore {
 
   // Stores the file at `source` (moved when `move` and the backend can) under the key.
   // @throw berth::Error 502 when the backend did not store it.
-  BlobRecord putFile(const std::string& project_id, const std::string& space,
+  BlobRecord putFile(const LogTo& log, const std::string& project_id, const std::string& space,
                      const std::string& key, const std::string& source, bool move,
                      const std::string& content_type);
-  BlobRecord putBytes(const std::string& project_id, const std::string& space,
+  BlobRecord putBytes(const LogTo& log, const std::string& project_id, const std::string& space,
                       const std::string& key, std::string_view bytes,
                       const std::string& content_type);
 
@@ -66,8 +80,9 @@ class BlobStore {
 
   // Unpublishes a blob and removes its object; false when there was none. An object the
   // backend would not remove is left to sweep(): the blob is gone either way.
-  bool remove(const std::string& project_id, const std::string& space, const std::string& key);
-  int64_t removePrefix(const std::string& project_id, const std::string& space,
+  bool remove(const LogTo& log, const std::string& project_id, const std::string& space,
+              const std::string& key);
+  int64_t removePrefix(const LogTo& log, const std::string& project_id, const std::string& space,
                        const std::string& prefix);
 
   // Removes every blob of a project, in every space: the objects first, then the rows.
@@ -87,13 +102,14 @@ class BlobStore {
   std::optional<std::string> localPath(const BlobRecord& record) const {
     return backend_.localPath(record.object);
   }
-  std::string read(const BlobRecord& record, uint64_t offset, uint64_t length) const;
+  std::string read(const LogTo& log, const BlobRecord& record, uint64_t offset,
+                   uint64_t length) const;
 
  private:
-  BlobRecord publish(const std::string& project_id, const std::string& space,
+  BlobRecord publish(const LogTo& log, const std::string& project_id, const std::string& space,
                      const std::string& key, const std::string& object, const StoredObject& stored,
                      const std::string& content_type);
-  void removeQuietly(const std::string& object, const std::string& why) const;
+  void removeQuietly(const LogTo& log, const std::string& object, const std::string& why) const;
 
   const berth::Services& services_;
   BlobBackend& backend_;

@@ -58,9 +58,11 @@ class FileHandlers {
     auto work = [this, exchange, project, path, spooled] {
       answer(*exchange, project.name, [&] {
         std::string type = c_.mime.typeOf(path);
+        LogTo log{c_.logger().withProject(project.name), exchange->request.id()};
         BlobRecord stored =
-            spooled ? c_.store->putFile(project.id, kFiles, path, *spooled, /*move=*/true, type)
-                    : c_.store->putBytes(project.id, kFiles, path, exchange->request.body(), type);
+            spooled
+                ? c_.store->putFile(log, project.id, kFiles, path, *spooled, /*move=*/true, type)
+                : c_.store->putBytes(log, project.id, kFiles, path, exchange->request.body(), type);
         c_.logger()
             .withProject(project.name)
             .info(exchange->request,
@@ -83,7 +85,8 @@ class FileHandlers {
     ProjectRef project = find(req);
     std::string path = req.param("path");
     if (auto why = pathRefusal(path)) throw Error::badRequest(*why);
-    if (!c_.store->remove(project.id, kFiles, path))
+    LogTo log{c_.logger().withProject(project.name), req.id()};
+    if (!c_.store->remove(log, project.id, kFiles, path))
       throw Error::notFound("no file called " + path);
     c_.logger().withProject(project.name).info(req, "deleted file " + path);
     resp.noContent();
