@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "catalog.hpp"
+#include "catalog_fingerprint.hpp"
 #include "support/pg_cluster.hpp"
 
 using namespace berth::sqlconsole;
@@ -175,4 +176,36 @@ TEST_F(CatalogLoad, ResolvesCastTypesToTheDatabasesNames) {
   EXPECT_EQ(type("nosuchtype"), "<none>");
   EXPECT_EQ(type("select"), "<none>") << "a keyword is looked up, never parsed";
   EXPECT_EQ(type("anyelement"), "<none>") << "pseudo-types cannot be cast to";
+}
+
+TEST_F(CatalogLoad, FingerprintChangesWithTheSchemaOnly) {
+  PgSession s = PgSession::connect(*url);
+  s.execSimple("CREATE TABLE fp_a (id int PRIMARY KEY, v text); CREATE TABLE fp_b (id int)");
+  const std::vector<std::string> tables = {"fp_a", "fp_b"};
+  std::string before = catalogFingerprint(s, tables);
+  EXPECT_FALSE(before.empty());
+  EXPECT_EQ(catalogFingerprint(s, tables), before) << "stable";
+  s.execSimple("INSERT INTO fp_a VALUES (1, 'x'); CREATE INDEX ON fp_a (v); ANALYZE fp_a");
+  EXPECT_EQ(catalogFingerprint(s, tables), before) << "rows, indexes and statistics do not count";
+  auto changes = [&](const std::string& ddl) {
+    s.execSimple(ddl);
+    std::string after = catalogFingerprint(s, tables);
+    bool changed = after != before;
+    before = after;
+    return changed;
+  };
+  EXPECT_TRUE(changes("ALTER TABLE fp_a ADD COLUMN w int"));
+  EXPECT_TRUE(changes("ALTER TABLE fp_a RENAME COLUMN w TO w2"));
+  EXPECT_TRUE(changes("ALTER TABLE fp_a ALTER COLUMN v TYPE varchar(9)"));
+  EXPECT_TRUE(changes("ALTER TABLE fp_a DROP COLUMN w2"));
+  EXPECT_TRUE(changes("ALTER TABLE fp_b ADD PRIMARY KEY (id)"));
+  EXPECT_TRUE(changes("ALTER TABLE fp_b ADD COLUMN a_id int REFERENCES fp_a (id)"));
+  EXPECT_TRUE(changes("ALTER TABLE fp_b DROP CONSTRAINT fp_b_a_id_fkey"));
+  EXPECT_TRUE(changes("ALTER TABLE fp_a RENAME TO fp_c"));
+  EXPECT_TRUE(changes("ALTER TABLE fp_c RENAME TO fp_a"));
+  EXPECT_TRUE(changes("DROP TABLE fp_b; CREATE TABLE fp_b (id int)"));
+  // A session that forgot its prepared statement (DISCARD ALL) prepares it again.
+  s.execSimple("DISCARD ALL");
+  EXPECT_EQ(catalogFingerprint(s, tables), before);
+  EXPECT_EQ(catalogFingerprint(s, {}), "");
 }

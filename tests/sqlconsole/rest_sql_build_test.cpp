@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "function_catalog.hpp"
+#include "rest_prefer.hpp"
 #include "rest_query.hpp"
 #include "rest_sql.hpp"
 
@@ -531,4 +532,24 @@ TEST(RestSqlFunctions, CallsTheOverloadTheNamedArgumentsFit) {
   shapes = {fn({}, FunctionResult::ScalarSet)};
   EXPECT_EQ(buildFunctionCall(shapes, "add", json::object(), &kind).text,
             "SELECT coalesce(json_agg(_r.v), '[]') FROM \"public\".\"add\"() AS _r(v)");
+}
+
+TEST(RestPrefer, ReadsWhatPostgrestClientsSend) {
+  Preferences p = parsePrefer("return=representation,count=exact");
+  EXPECT_EQ(p.return_, ReturnPreference::Representation);
+  EXPECT_TRUE(p.count);
+  p = parsePrefer(" count=planned ;x=y , resolution=merge-duplicates, return=minimal");
+  EXPECT_TRUE(p.count);
+  EXPECT_EQ(p.resolution, ResolutionPreference::MergeDuplicates);
+  EXPECT_EQ(p.return_, ReturnPreference::Minimal);
+  p = parsePrefer(
+      "resolution=ignore-duplicates, return=headers-only, tx=rollback, missing=default");
+  EXPECT_EQ(p.resolution, ResolutionPreference::IgnoreDuplicates);
+  EXPECT_EQ(p.return_, ReturnPreference::HeadersOnly);
+  EXPECT_FALSE(p.count);
+  p = parsePrefer("");
+  EXPECT_EQ(p.return_, ReturnPreference::Unset);
+  EXPECT_EQ(p.resolution, ResolutionPreference::Unset);
+  EXPECT_FALSE(parsePrefer("count=exactly, return=representations").count);
+  EXPECT_EQ(parsePrefer("return=representations").return_, ReturnPreference::Unset);
 }
