@@ -6,6 +6,7 @@
 
 #include <regex>
 
+#include "export_files.hpp"
 #include "export_mariadb.hpp"
 #include "sql_api_support.hpp"
 #include "util/process.hpp"
@@ -255,4 +256,36 @@ TEST_F(ExportApi, AnExportImportsIntoASecondProjectWithIdenticalRows) {
     EXPECT_EQ(tableRows(copy.url, table), tableRows(shop->url, table)) << table;
   EXPECT_EQ(scalar(copy.url, "SELECT count(*) FROM big_orders"),
             scalar(shop->url, "SELECT count(*) FROM big_orders"));
+}
+
+TEST_F(ExportApi, ExportFilesWaitUnderDataDirUntilTheCleanupTakesThem) {
+  namespace fs = std::filesystem;
+  const fs::path exports = fs::path(server->dataDir()) / "sqlconsole" / "exports";
+  mustExport("?format=json");
+  size_t files = 0;
+  for (const auto& entry : fs::directory_iterator(exports)) {
+    ++files;
+    // 128 random bits in hex, then what the format writes.
+    EXPECT_TRUE(std::regex_match(entry.path().filename().string(),
+                                 std::regex(R"([0-9a-f]{32}(\.sql|-mysql\.sql|\.json)(\.gz)?)")))
+        << entry.path();
+  }
+  EXPECT_GE(files, 1u);
+  EXPECT_EQ(fs::status(exports).permissions() & fs::perms::all,
+            fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
+
+  // The cleanup takes files older than the time they are kept, and only those.
+  const std::string scratch = *dir + "/data";
+  const std::string fresh = berth::sqlconsole::newExportPath(scratch, ".sql");
+  const std::string old = berth::sqlconsole::newExportPath(scratch, ".sql");
+  spit(fresh, "x");
+  spit(old, "y");
+  fs::last_write_time(old, fs::file_time_type::clock::now() - berth::sqlconsole::kExportKeep -
+                               std::chrono::minutes(1));
+  EXPECT_EQ(berth::sqlconsole::sweepExports(
+                scratch,
+                std::chrono::duration_cast<std::chrono::seconds>(berth::sqlconsole::kExportKeep)),
+            1u);
+  EXPECT_TRUE(fs::exists(fresh));
+  EXPECT_FALSE(fs::exists(old));
 }

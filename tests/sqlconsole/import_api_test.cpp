@@ -52,6 +52,8 @@ std::string announceBody(uint16_t port, const std::string& path, const std::stri
       "\r\nContent-Type: application/octet-stream\r\nContent-Length: " + std::to_string(length) +
       "\r\nConnection: close\r\n\r\n";
   ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+  // No body follows: saying so spares the edge's lingering close (it would wait seconds for one).
+  ::shutdown(fd, SHUT_WR);
   std::string answer;
   char buffer[4096];
   for (;;) {
