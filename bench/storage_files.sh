@@ -3,7 +3,9 @@
 # on a project host through berthd's nginx edge, for a 1 KB and a 10 MB stored file, next to a
 # plain nginx serving the same two files from a root folder in the same run. Prints req/s,
 # throughput, p50/p99 and the ratio to nginx, and berthd's RSS before, during and after the
-# 10 MB run (the bytes must travel by sendfile, never through berthd's memory).
+# 10 MB run (the bytes must travel by sendfile, never through berthd's memory). For scale it
+# also measures GET /regions, an answer that costs berthd nothing: the edge -> berthd -> edge
+# hop that every /_files request makes before nginx sends the file.
 # Usage: bench/storage_files.sh [seconds per run, default 10]   (build first: scripts/build.sh)
 # BUILD_DIR picks the build (default build).
 set -euo pipefail
@@ -103,6 +105,8 @@ rss() { awk '/VmRSS/ {print $2}' /proc/$bpid/status; }
 berth_host="$project.localhost"
 read -r n_s n_st n_s50 n_s99 _ <<< "$(run "http://127.0.0.1:$nport/small.bin")"
 read -r b_s b_st b_s50 b_s99 b_sbad <<< "$(run "http://127.0.0.1:$port/_files/small.bin" "$berth_host")"
+# The floor of any answer berthd decides: a route that does no work (edge -> berthd -> edge).
+read -r b_r _ b_r50 b_r99 _ <<< "$(run "http://127.0.0.1:$port/regions")"
 read -r n_l n_lt n_l50 n_l99 _ <<< "$(run "http://127.0.0.1:$nport/large.bin")"
 rss_before=$(rss)
 ( peak=0; while kill -0 $bpid 2>/dev/null; do r=$(rss); [ "$r" -gt "$peak" ] && peak=$r && echo "$peak" > "$work/rss_peak"; sleep 0.2; done ) &
@@ -119,6 +123,7 @@ printf '\nbench/storage_files: wrk -t2 -c64 -d%ss on loopback, %s cores, edge wo
 printf '%-40s %10s %10s %9s %9s %7s\n' "target" "req/s" "MB/s" "p50 ms" "p99 ms" "ratio"
 printf '%-40s %10.0f %10s %9s %9s %7s\n' "nginx 1 KB file" "$n_s" "$(mbs "$n_st")" "$n_s50" "$n_s99" "1.00"
 printf '%-40s %10.0f %10s %9s %9s %7s\n' "berthd /_files 1 KB (goal req/s >=0.50)" "$b_s" "$(mbs "$b_st")" "$b_s50" "$b_s99" "$(ratio "$b_s" "$n_s")"
+printf '%-40s %10.0f %10s %9s %9s %7s\n' "berthd GET /regions (the hop alone)" "$b_r" "-" "$b_r50" "$b_r99" "$(ratio "$b_r" "$n_s")"
 printf '%-40s %10.0f %10s %9s %9s %7s\n' "nginx 10 MB file" "$n_l" "$(mbs "$n_lt")" "$n_l50" "$n_l99" "1.00"
 printf '%-40s %10.0f %10s %9s %9s %7s\n' "berthd /_files 10 MB (goal MB/s >=0.80)" "$b_l" "$(mbs "$b_lt")" "$b_l50" "$b_l99" "$(ratio "$b_lt" "$n_lt")"
 printf 'non-2xx answers from berthd: 1 KB %s, 10 MB %s\n' "$b_sbad" "$b_lbad"

@@ -232,11 +232,7 @@ TEST_F(ApiBlobs, SpacesAreApartAndOnlyFilesArePublicAndCounted) {
   EXPECT_EQ(stats.json()[id], (json{{"files_count", 1}, {"files_bytes", 12}}));
   EXPECT_EQ(ok("stat", {{"project_id", id}, {"space", "releases"}, {"key", "a.txt"}})["size"], 13);
 
-  // Deleting the project removes the blobs of every space.
-  ASSERT_EQ(api().del("/projects/" + name).status, 204);
-  EXPECT_FALSE(fs::exists(objectsDir(*server) + "/" + id));
-  EXPECT_EQ(call("stat", {{"project_id", id}, {"space", "releases"}, {"key", "a.txt"}}).status,
-            404);
+  // api_files_test checks that deleting the project removes the blobs of every space.
 }
 
 TEST_F(ApiBlobs, BadRequestsAreRefusedWithTheirReasons) {

@@ -3,8 +3,10 @@
 // percent-encoding, every refused path, replacing, listing and deleting; /_files/ on the
 // project's host with Range, conditional requests and HEAD; files_count and files_bytes on
 // the Project; another account's 404 on every route; and deleting a project, including a
-// backend that does not confirm.
+// backend that does not confirm (blobs of every space go with the project).
 #include <gtest/gtest.h>
+
+#include <fstream>
 
 #include "sha256.hpp"
 #include "storage_support.hpp"
@@ -22,7 +24,8 @@ class ApiFiles : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     BerthdOptions options;
-    options.plugins = {"projects", "storage"};
+    // blobclient: to put a blob in another space, as the runtime would.
+    options.plugins = {"projects", "storage", "blobclient"};
     options.extra_yaml = "projects:\n  creation_burst: 100\n";
     server = new BerthdProcess(options);
     server->start();
@@ -412,8 +415,17 @@ TEST_F(ApiFiles, DeletingAProjectRemovesItsFilesAndAnUnconfirmedRemovalIs502) {
   std::string name = project("doomed");
   for (const std::string& path : std::vector<std::string>{"a.txt", "b/c.txt", "d.bin"})
     ASSERT_EQ(upload(api(*owner), name, path, "bytes of " + path).status, 201);
-  std::string dir = objectsDir(*server) + "/" + projectId(*server, name);
-  EXPECT_EQ(filesUnder(dir), 3u);
+  std::string id = projectId(*server, name);
+  std::string dir = objectsDir(*server) + "/" + id;
+  // A blob of another plugin's space (a release archive) goes with the project too.
+  std::string archive = dir + ".source";
+  std::ofstream(archive) << "release archive";
+  json release = {{"project_id", id}, {"space", "releases"}, {"key", "r1.tar.gz"}};
+  json put = release;
+  put["from_file"] = archive;
+  ASSERT_EQ(server->api().post("/blobclient/blobs/put", put).status, 200);
+  fs::remove(archive);
+  EXPECT_EQ(filesUnder(dir), 4u);
   // Something the backend cannot remove: a non-empty folder where it expects object files.
   fs::path shard = fs::directory_iterator(dir)->path();
   fs::create_directories(shard / "obstacle" / "inside");
@@ -431,6 +443,7 @@ TEST_F(ApiFiles, DeletingAProjectRemovesItsFilesAndAnUnconfirmedRemovalIs502) {
   ASSERT_EQ(r.status, 204) << r.body;
   EXPECT_FALSE(fs::exists(dir));
   EXPECT_EQ(api(*owner).get("/projects/" + name).status, 404);
+  EXPECT_EQ(server->api().post("/blobclient/blobs/stat", release).status, 404);
   EXPECT_EQ(download(*server, name, "a.txt").status, 404);
   // The name is free again, and the new project starts without files.
   mustCreate(api(*owner), "doomed");

@@ -126,6 +126,7 @@ BlobRecord BlobStore::publish(const LogTo& log, const std::string& project_id,
     removeQuietly(log, object, "its publication failed");
     throw;
   }
+  served_.clear();  // before the old object goes, so nothing remembered points at it
   if (replaced) removeQuietly(log, *replaced, "it was replaced");
   return record;
 }
@@ -150,6 +151,16 @@ std::optional<BlobRecord> BlobStore::find(const std::string& project_id, const s
   return recordAt(r, 0);
 }
 
+std::optional<BlobRecord> BlobStore::findServed(const std::string& project_id,
+                                                const std::string& space, const std::string& key) {
+  std::string cache_key = project_id + '\n' + space + '\n' + key;
+  if (auto hit = served_.find(cache_key)) return *hit;
+  auto ticket = served_.ticket();
+  std::optional<BlobRecord> found = find(project_id, space, key);
+  served_.store(cache_key, found, ticket);
+  return found;
+}
+
 std::vector<BlobRecord> BlobStore::list(const std::string& project_id, const std::string& space,
                                         const std::string& prefix, const std::string& after,
                                         int64_t limit) const {
@@ -172,6 +183,7 @@ bool BlobStore::remove(const LogTo& log, const std::string& project_id, const st
       "RETURNING object",
       project_id, space, key);
   if (r.rows() == 0) return false;
+  served_.clear();
   removeQuietly(log, r.get<std::string>(0, 0), "its blob was deleted");
   return true;
 }
@@ -182,6 +194,7 @@ int64_t BlobStore::removePrefix(const LogTo& log, const std::string& project_id,
       "DELETE FROM storage.blobs WHERE project_id = $1 AND space = $2 AND key >= $3 "
       "AND starts_with(key, $3) RETURNING object",
       project_id, space, prefix);
+  if (r.rows() > 0) served_.clear();
   for (int64_t i = 0; i < r.rows(); ++i)
     removeQuietly(log, r.get<std::string>(i, 0), "its blob was deleted");
   return r.rows();
@@ -189,6 +202,7 @@ int64_t BlobStore::removePrefix(const LogTo& log, const std::string& project_id,
 
 void BlobStore::removeProject(const std::string& project_id, const std::string& project_name) {
   auto log = services_.logger().withProject(project_name);
+  served_.clear();  // its objects go now, whatever the backend answers
   try {
     backend_.removeGroup(project_id);
   } catch (const BackendError& e) {
@@ -197,6 +211,7 @@ void BlobStore::removeProject(const std::string& project_id, const std::string& 
   }
   auto removed = services_.db().exec("DELETE FROM storage.blobs WHERE project_id = $1 RETURNING 1",
                                      project_id);
+  served_.clear();  // and what a reader remembered meanwhile
   if (removed.rows() > 0)
     log.info("removed the project's " + std::to_string(removed.rows()) + " blobs");
 }

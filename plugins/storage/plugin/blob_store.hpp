@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "blob_backend.hpp"
+#include "lookup_cache.hpp"
 
 namespace berth::storage {
 
@@ -73,6 +74,11 @@ class BlobStore {
 
   std::optional<BlobRecord> find(const std::string& project_id, const std::string& space,
                                  const std::string& key) const;
+  // find() for the hot path of GET /_files: answers (found or not) are remembered for a
+  // couple of seconds and forgotten on every change this store makes. With the local
+  // backend every change goes through this process, so the memory is never stale here.
+  std::optional<BlobRecord> findServed(const std::string& project_id, const std::string& space,
+                                       const std::string& key);
   // Keys in byte order, starting with `prefix`, after `after`; at most `limit`.
   std::vector<BlobRecord> list(const std::string& project_id, const std::string& space,
                                const std::string& prefix, const std::string& after,
@@ -113,6 +119,7 @@ class BlobStore {
 
   const berth::Services& services_;
   BlobBackend& backend_;
+  LookupCache<BlobRecord> served_{std::chrono::seconds(2), 100000};
 };
 
 int64_t unixNow();

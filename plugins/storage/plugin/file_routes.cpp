@@ -104,7 +104,7 @@ class FileHandlers {
     HostedProject project = c_.hosts.find(*c_.services, req.host());
     std::string path = req.param("path");
     if (pathRefusal(path)) throw Error::notFound("no such file");
-    std::optional<BlobRecord> blob = c_.store->find(project.id, kFiles, path);
+    std::optional<BlobRecord> blob = c_.store->findServed(project.id, kFiles, path);
     if (!blob) throw Error::notFound("no such file");
     std::optional<std::string> local = c_.store->localPath(*blob);
     if (!local) throw Error::notImplemented("this blob backend cannot hand files to the edge");
