@@ -26,6 +26,7 @@ class ApiSchedules : public ::testing::Test {
     server->start();
   }
   static void TearDownTestSuite() {
+    stopCleanly(*server);
     delete server;
     server = nullptr;
   }

@@ -40,6 +40,7 @@ class Runner : public ::testing::Test {
     server->start();
   }
   static void TearDownTestSuite() {
+    stopCleanly(*server);
     delete server;
     server = nullptr;
     delete app;
@@ -288,6 +289,7 @@ TEST_F(Runner, TwoNodesOnOneDatabaseMakeEachRunOnce) {
   EXPECT_EQ(by_first + by_second, total);
   std::cout << "[ runs     ] " << total << " runs: " << by_first << " by the first node, "
             << by_second << " by the second\n";
+  stopCleanly(second);
 }
 
 TEST(RunnerConnection, ARefusedConnectionRecordsItsText) {
@@ -327,4 +329,5 @@ TEST(RunnerConnection, ARefusedConnectionRecordsItsText) {
       std::regex("Failed to connect to 127\\.0\\.0\\.1 port " + std::to_string(closed_port) +
                  " after [0-9]+ ms: (Couldn't connect to server|Connection refused)")))
       << s.dump();
+  stopCleanly(server);
 }
