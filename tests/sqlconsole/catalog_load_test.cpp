@@ -182,14 +182,15 @@ TEST_F(CatalogLoad, FingerprintChangesWithTheSchemaOnly) {
   PgSession s = PgSession::connect(*url);
   s.execSimple("CREATE TABLE fp_a (id int PRIMARY KEY, v text); CREATE TABLE fp_b (id int)");
   const std::vector<std::string> tables = {"fp_a", "fp_b"};
-  std::string before = catalogFingerprint(s, tables);
+  std::string before = catalogFingerprint(s, tables, 15000);
   EXPECT_FALSE(before.empty());
-  EXPECT_EQ(catalogFingerprint(s, tables), before) << "stable";
+  EXPECT_EQ(catalogFingerprint(s, tables, 15000), before) << "stable";
   s.execSimple("INSERT INTO fp_a VALUES (1, 'x'); CREATE INDEX ON fp_a (v); ANALYZE fp_a");
-  EXPECT_EQ(catalogFingerprint(s, tables), before) << "rows, indexes and statistics do not count";
+  EXPECT_EQ(catalogFingerprint(s, tables, 15000), before)
+      << "rows, indexes and statistics do not count";
   auto changes = [&](const std::string& ddl) {
     s.execSimple(ddl);
-    std::string after = catalogFingerprint(s, tables);
+    std::string after = catalogFingerprint(s, tables, 15000);
     bool changed = after != before;
     before = after;
     return changed;
@@ -206,6 +207,14 @@ TEST_F(CatalogLoad, FingerprintChangesWithTheSchemaOnly) {
   EXPECT_TRUE(changes("DROP TABLE fp_b; CREATE TABLE fp_b (id int)"));
   // A session that forgot its prepared statement (DISCARD ALL) prepares it again.
   s.execSimple("DISCARD ALL");
-  EXPECT_EQ(catalogFingerprint(s, tables), before);
-  EXPECT_EQ(catalogFingerprint(s, {}), "");
+  EXPECT_EQ(catalogFingerprint(s, tables, 15000), before);
+  EXPECT_EQ(catalogFingerprint(s, {}, 15000), "");
+}
+
+TEST_F(CatalogLoad, FingerprintPutsTheStatementTimeoutBack) {
+  PgSession s = PgSession::connect(*url);
+  s.execSimple("SET statement_timeout = 0");
+  catalogFingerprint(s, {"customers"}, 1234);
+  PgResult r = s.exec("SHOW statement_timeout");
+  EXPECT_EQ(std::string(PQgetvalue(r.get(), 0, 0)), "1234ms");
 }

@@ -30,7 +30,8 @@ CatalogCache::Found CatalogCache::get(PgSession& session, const std::string& pro
       ages_.splice(ages_.end(), ages_, it->second.age);
     }
   }
-  if (kept && catalogFingerprint(session, scope.tables) == fingerprint) return {kept, true};
+  if (kept && catalogFingerprint(session, scope.tables, *statement_timeout_ms_) == fingerprint)
+    return {kept, true};
   return reload(session, project_id, scope);
 }
 
@@ -38,7 +39,8 @@ CatalogCache::Found CatalogCache::reload(PgSession& session, const std::string& 
                                          const CatalogScope& scope) {
   // The fingerprint first: a change landing between the two reads leaves an older fingerprint
   // beside a newer catalogue, which the next use finds different and reads again.
-  std::string fingerprint = scope.all_tables ? "" : catalogFingerprint(session, scope.tables);
+  std::string fingerprint =
+      scope.all_tables ? "" : catalogFingerprint(session, scope.tables, *statement_timeout_ms_);
   auto catalog = std::make_shared<const Catalog>(loadCatalog(session, scope));
   if (!scope.all_tables)
     keep(keyOf(project_id, scope), Entry{project_id, std::move(fingerprint), catalog, {}});

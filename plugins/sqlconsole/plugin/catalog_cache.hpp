@@ -17,7 +17,11 @@ namespace berth::sqlconsole {
 
 class CatalogCache {
  public:
-  explicit CatalogCache(size_t capacity = 4096) : capacity_(capacity) {}
+  // statement_timeout_ms: the setting every use puts back on the session
+  // (catalog_fingerprint.hpp); read at each use, so it may be filled in after construction
+  // (the plugin's start()).
+  explicit CatalogCache(const int* statement_timeout_ms, size_t capacity = 4096)
+      : statement_timeout_ms_(statement_timeout_ms), capacity_(capacity) {}
 
   struct Found {
     std::shared_ptr<const Catalog> catalog;
@@ -54,6 +58,7 @@ class CatalogCache {
   };
   void keep(const std::string& key, Entry entry);
 
+  const int* statement_timeout_ms_;
   size_t capacity_;
   std::mutex mutex_;
   std::map<std::string, Entry> entries_;

@@ -25,7 +25,8 @@ struct Context {
   Settings settings;
   std::unique_ptr<ProjectConnections> connections;
   std::unique_ptr<WorkerPool> workers;
-  CatalogCache catalogs;  // rows and /_data: each request's tables, checked by fingerprint
+  // rows and /_data: each request's tables, checked by fingerprint
+  CatalogCache catalogs{&settings.statement_timeout_ms};
 
   berth::Db db() const { return services->db(); }
   berth::Logger logger() const { return services->logger(); }

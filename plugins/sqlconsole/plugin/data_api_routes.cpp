@@ -232,6 +232,9 @@ class DataRequest {
       if (body.is_discarded()) throw DataApiError(400, "the body is not valid JSON", "PGRST102");
     }
     ProjectConnections::Lease lease = context_.connections->lease(project_.id);
+    // The function is the project's own code: it may change session settings (set_config), so
+    // the connection is reset before it serves another request.
+    lease.dirty();
     try {
       FunctionResult kind = FunctionResult::Scalar;
       SqlStatement call = buildFunctionCall(loadFunctions(*lease, function), function, body, &kind);

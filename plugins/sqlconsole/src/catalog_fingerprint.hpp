@@ -14,6 +14,12 @@
 namespace berth::sqlconsole {
 
 // The fingerprint of the named relations of `public` (names not found count as absent).
-std::string catalogFingerprint(PgSession& session, const std::vector<std::string>& tables);
+//
+// The same statement puts the session's statement_timeout back to `statement_timeout_ms`: a
+// view or trigger of the project's own may have called set_config on this pooled connection,
+// and no statement of the rows routes may run without the limit. It is the first statement of
+// every rows and /_data request, so this costs no extra round trip.
+std::string catalogFingerprint(PgSession& session, const std::vector<std::string>& tables,
+                               int statement_timeout_ms);
 
 }  // namespace berth::sqlconsole
