@@ -1,8 +1,9 @@
 // GET/POST/PATCH/DELETE /projects/{name}/tables/{table}/rows (api.md "Database: rows"). The
 // query goes through the rows grammar (rest_query.hpp), the catalogue check and SQL building
 // (rest_sql.hpp), and runs on the project's own database as its own role, on the plugin's
-// workers. Each request is one statement after the catalogue read (an insert needing more
-// bound values than one statement takes is several, in one transaction).
+// workers. Each request is one statement after the catalogue check (catalog_cache.hpp: a
+// prepared fingerprint, or a full read when the schema changed); an insert needing more bound
+// values than one statement takes is several, in one transaction.
 #include "catalog.hpp"
 #include "project_access.hpp"
 #include "rest_query.hpp"
