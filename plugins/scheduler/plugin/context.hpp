@@ -2,7 +2,6 @@
 #pragma once
 #include <berth/plugin.hpp>
 
-#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
