@@ -333,6 +333,15 @@ TEST_F(DataApi, ReadsWithCountRangeAndSingle) {
   EXPECT_NE(r.header("content-type").find("application/json"), std::string::npos);
   r = keyed("GET", "/_data/notes?offset=1&limit=5&order=id");
   EXPECT_EQ(r.header("content-range"), "1-2/*") << "no count asked";
+  // The Range header pages too, when the query does not.
+  r = keyed("GET", "/_data/notes?order=id&select=id", "", {"Range: 1-1"});
+  EXPECT_EQ(r.json(), json::parse(R"([{"id":2}])"));
+  EXPECT_EQ(r.header("content-range"), "1-1/*");
+  r = keyed("GET", "/_data/notes?order=id&select=id", "", {"Range: items=1-"});
+  EXPECT_EQ(r.json(), json::parse(R"([{"id":2},{"id":3}])"));
+  r = keyed("GET", "/_data/notes?order=id&select=id&limit=1", "", {"Range: 1-2"});
+  EXPECT_EQ(r.json(), json::parse(R"([{"id":1}])")) << "limit= wins";
+  EXPECT_EQ(keyed("GET", "/_data/notes", "", {"Range: 2-1"}).json().size(), 3u) << "ignored";
   r = keyed("GET", "/_data/notes?id=gt.100", "", {"Prefer: count=exact"});
   EXPECT_EQ(r.body, "[]");
   EXPECT_EQ(r.header("content-range"), "*/0");

@@ -8,6 +8,7 @@
 // its clients look: Prefer return=representation / count=exact / resolution=..., Content-Range,
 // Accept: application/vnd.pgrst.object+json, and errors with message, code, details and hint
 // beside the `error` every Berth answer has.
+#include <algorithm>
 #include <set>
 
 #include "catalog.hpp"
@@ -173,6 +174,7 @@ class DataRequest {
         op == Operation::Read || prefer.return_ == ReturnPreference::Representation;
 
     RestQuery query = parseRestQuery(params_.grammar, limits());
+    if (op == Operation::Read) applyRangeHeader(query);
     require(table, op);
     if (op == Operation::Create && prefer.resolution == ResolutionPreference::MergeDuplicates)
       require(table, Operation::Update);
@@ -293,6 +295,35 @@ class DataRequest {
   RestLimits limits() const {
     int max_rows = static_cast<int>(context_.services->config().value("data_api_max_rows", 1000));
     return RestLimits{max_rows, 0, max_rows};
+  }
+
+  // PostgREST's other way to page: "Range: 0-24" (items, first and last inclusive; "10-" for
+  // all from the 11th), used when the query gives neither limit nor offset. A Range that does
+  // not read like that is ignored, as HTTP allows.
+  void applyRangeHeader(RestQuery& query) const {
+    for (const auto& [key, value] : params_.grammar)
+      if (key == "limit" || key == "offset") return;
+    std::optional<std::string> range = request_.header("range");
+    if (!range) return;
+    std::string text = trimmed(*range);
+    if (text.rfind("items=", 0) == 0) text.erase(0, 6);
+    size_t dash = text.find('-');
+    if (dash == std::string::npos || dash == 0 || dash > 18 || text.size() - dash - 1 > 18) return;
+    const std::string first = text.substr(0, dash), last = text.substr(dash + 1);
+    auto digits = [](const std::string& t) {
+      return t.find_first_not_of("0123456789") == std::string::npos;
+    };
+    if (!digits(first) || !digits(last)) return;
+    const int64_t from = std::stoll(first);
+    const RestLimits bounds = limits();
+    int64_t count = bounds.max_limit;
+    if (!last.empty()) {
+      const int64_t to = std::stoll(last);
+      if (to < from) return;
+      count = std::min<int64_t>(to - from + 1, bounds.max_limit);
+    }
+    query.offset = from;
+    query.limit = static_cast<int>(count);
   }
 
   bool wantsObject() const {
