@@ -86,12 +86,14 @@ Outcome runHttp(const std::function<std::string(std::mt19937&)>& url,
 
 // pgbench's "tps" (excluding connection time) for a script.
 double runPgbench(const std::string& url, const std::string& script, int clients, double seconds) {
-  std::string file = makeTempDir("rowsbench") + "/script.sql";
+  const std::string dir = makeTempDir("rowsbench");
+  const std::string file = dir + "/script.sql";
   std::ofstream(file) << script;
   auto r = berth::core::runCommand(
       {"pgbench", "-n", "-M", "extended", "-c", std::to_string(clients), "-j",
        std::to_string(clients), "-T", std::to_string(static_cast<int>(seconds)), "-f", file, url},
       {}, std::chrono::minutes(5));
+  removeTree(dir);
   std::smatch m;
   static const std::regex tps(R"(tps = ([0-9.]+) \(without initial connection time\))");
   if (!r.status.ok() || !std::regex_search(r.output, m, tps)) {
