@@ -268,6 +268,12 @@ void benchImport(const BerthdProcess& server, const std::string& token, const Ap
     const double api_s = seconds(Clock::now() - t0);
     const long growth = rss.growthMb();
     check(status == 200, "import: " + answer);
+    // Progress lines in berthd's log (one every 10 s while an import runs).
+    const std::string log = server.output();
+    size_t progress = 0;
+    for (size_t at = log.find("import running: "); at != std::string::npos;
+         at = log.find("import running: ", at + 1))
+      ++progress;
 
     t0 = Clock::now();
     auto psql = berth::core::runCommand(
@@ -280,9 +286,10 @@ void benchImport(const BerthdProcess& server, const std::string& token, const Ap
           "same rows");
     std::printf(
         "   %-7s %6.1f MB, %s: API %.2f s   psql -1 -f %.2f s   ratio %.2fx   berthd peak "
-        "RSS +%ld MB\n",
+        "RSS +%ld MB   progress log lines so far: %zu\n",
         copy ? "COPY" : "INSERTs", static_cast<double>(script.size()) / (1 << 20),
-        nlohmann::json::parse(answer)["ran"].dump().c_str(), api_s, psql_s, api_s / psql_s, growth);
+        nlohmann::json::parse(answer)["ran"].dump().c_str(), api_s, psql_s, api_s / psql_s, growth,
+        progress);
   }
   std::printf("   (ran = statements; the API time includes the upload through the edge)\n\n");
 }

@@ -175,6 +175,11 @@ TEST(MysqlDialect, DefaultsWithAMysqlForm) {
   EXPECT_EQ(mysqlDefault(column(pgtype::kTimestamptz, -1, "now()"), "DATETIME(6)"),
             "CURRENT_TIMESTAMP(6)");
   EXPECT_EQ(mysqlDefault(column(pgtype::kDate, -1, "CURRENT_DATE"), "DATE"), "(curdate())");
+  EXPECT_EQ(mysqlDefault(column(pgtype::kTimestamptz, -1,
+                                "'2024-01-01 10:00:00+00'::timestamp with time zone"),
+                         "DATETIME(6)"),
+            "'2024-01-01 10:00:00'");
+  EXPECT_EQ(mysqlDefault(column(pgtype::kDate, -1, "'infinity'::date"), "DATE"), std::nullopt);
   EXPECT_EQ(mysqlDefault(column(pgtype::kUuid, -1, "gen_random_uuid()"), "CHAR(36)"), "(uuid())");
   EXPECT_EQ(mysqlDefault(column(pgtype::kText, -1, "NULL::text"), "LONGTEXT"), "NULL");
   EXPECT_EQ(mysqlDefault(column(pgtype::kText, -1, "upper('x'::text)"), "LONGTEXT"), std::nullopt);

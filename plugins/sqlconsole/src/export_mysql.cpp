@@ -93,6 +93,10 @@ class MysqlWriter {
                "SET UNIQUE_CHECKS = 0;\n"
                "SET SQL_MODE = 'NO_AUTO_VALUE_ON_ZERO';\n\n");
     for (const ExportTable& table : tables) {
+      if (table.columns.empty()) {
+        out_.write("-- table " + table.name + " left out: MySQL has no table without columns\n\n");
+        continue;
+      }
       createTable(table);
       rows(table);
     }

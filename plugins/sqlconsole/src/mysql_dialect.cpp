@@ -298,10 +298,14 @@ std::optional<std::string> mysqlDefault(const ExportColumn& column, std::string_
     }
     if (isNumericType(oid)) return isPlainNumber(value) ? std::optional(value) : std::nullopt;
     if (oid == pgtype::kBytea || column.isArray) return std::nullopt;
-    if (oid == pgtype::kDate || datetime) {
-      if (!mysqlDateTime(value, oid != pgtype::kDate)) return std::nullopt;
-    }
     std::string out;
+    if (oid == pgtype::kDate || datetime) {
+      // Read in UTC (the export's TimeZone), so the zone a timestamptz default shows is +00.
+      const auto when = mysqlDateTime(value, oid != pgtype::kDate);
+      if (!when) return std::nullopt;
+      appendMysqlString(out, *when);
+      return out;
+    }
     appendMysqlString(out, value);
     return out;
   }
