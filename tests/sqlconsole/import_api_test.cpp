@@ -151,6 +151,20 @@ TEST_F(ImportApi, SkippedLinesFollowRuleTwoAndEverythingElseRuns) {
   EXPECT_EQ(scalar(p.url, "SELECT count(*) FROM notes"), "4");
 }
 
+TEST_F(ImportApi, StatementsWithLargeResultsDoNotStallTheStatementsAfterThem) {
+  TestProject p = fresh("bigresults");
+  std::string script =
+      "CREATE TABLE after_select (n int);\n"
+      "SELECT g, repeat('x', 200) FROM generate_series(1, 100000) g;\n";
+  for (int i = 1; i <= 3000; ++i)
+    script += "INSERT INTO after_select VALUES (" + std::to_string(i) + ");\n";
+  script += "SELECT n FROM after_select;\n";
+  auto r = importScript(client(), p.name, script);
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.json()["ran"], 3003);
+  EXPECT_EQ(scalar(p.url, "SELECT count(*) FROM after_select"), "3000");
+}
+
 TEST_F(ImportApi, AFailureAtStatement900Of1000KeepsNothing) {
   TestProject p = fresh("failing");
   std::string script = "CREATE TABLE numbers (n int PRIMARY KEY);\n";

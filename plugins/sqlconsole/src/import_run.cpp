@@ -1,6 +1,8 @@
 #include "import_run.hpp"
 
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "pg_wait.hpp"
 #include "sql_script_reader.hpp"
@@ -9,14 +11,25 @@ namespace berth::sqlconsole {
 namespace {
 
 constexpr std::chrono::seconds kWatchdogGrace{10};
+// Statements are sent in pipelines (libpq pipeline mode): up to this many, or this much SQL, go
+// out before their results are read, so the server works while the next ones are parsed and no
+// round trip is waited for per statement. The byte bound keeps a pipeline within the sockets'
+// buffers: however large the results of one statement, sending the rest never blocks for good.
+constexpr size_t kPipelineStatements = 1000;
+constexpr size_t kPipelineBytes = 64 * 1024;
+
+// Where a statement sent in a pipeline was in the script.
+struct Sent {
+  size_t statement;
+  size_t line;
+};
 
 std::string statementsRan(size_t ran) {
   return std::to_string(ran) + (ran == 1 ? " statement" : " statements");
 }
 
-std::string where(const ScriptItem& item) {
-  return "statement " + std::to_string(item.statement) + " (line " + std::to_string(item.line) +
-         "): ";
+std::string where(size_t statement, size_t line) {
+  return "statement " + std::to_string(statement) + " (line " + std::to_string(line) + "): ";
 }
 
 // The database's message, with the line of COPY data it was about when there is one. A
@@ -52,6 +65,7 @@ class Importer {
       try {
         item = reader.next();
       } catch (const ScriptError& e) {
+        flush();  // a statement sent before it may have been refused first
         fail(400, std::string(e.what()) + "; " + statementsRan(state_.ran) +
                       " ran before it and none are kept");
       }
@@ -61,6 +75,8 @@ class Importer {
       report();
     }
     if (inCopy_) fail(400, "the script ended inside COPY data");
+    flush();
+    leavePipeline();
     commit();
     state_.bytesRead = state_.fileSize;
     return state_;
@@ -85,11 +101,75 @@ class Importer {
   }
 
   void runStatement(const ScriptItem& item) {
-    current_ = item;
+    // COPY talks to the client, which a pipeline cannot do: it runs on its own.
+    if (item.kind.copyFromStdin || item.kind.copyToStdout) {
+      flush();
+      leavePipeline();
+      runAlone(item);
+      return;
+    }
+    if (!pipeline_) {
+      if (PQenterPipelineMode(conn_) != 1) lost();
+      pipeline_ = true;
+    }
+    if (PQsendQueryParams(conn_, item.text.c_str(), 0, nullptr, nullptr, nullptr, nullptr, 0) != 1)
+      lost();
+    sent_.push_back({item.statement, item.line});
+    sentBytes_ += item.text.size();
+    if (sent_.size() >= kPipelineStatements || sentBytes_ >= kPipelineBytes) flush();
+  }
+
+  // Ends the pipeline in flight and reads its results in order: the first refusal names its
+  // statement, and those before it in the pipeline count as ran.
+  void flush() {
+    if (sent_.empty()) return;
+    if (PQpipelineSync(conn_) != 1) lost();
+    deadline_ = statementDeadline();
+    std::optional<std::pair<size_t, std::string>> refusal;  // index in sent_, message
+    for (size_t i = 0; i < sent_.size(); ++i) {
+      PQsetSingleRowMode(conn_);  // rows a statement returns are read and dropped one by one
+      while (PgResult result = next()) {
+        if (failed(result.get()) && !refusal)
+          refusal.emplace(i, messageOf(conn_, result.get(), false));
+      }
+    }
+    for (;;) {  // then the end of the pipeline
+      PgResult result = next();
+      if (!result) lost();
+      if (PQresultStatus(result.get()) == PGRES_PIPELINE_SYNC) break;
+    }
+    const std::vector<Sent> sent = std::move(sent_);
+    sent_.clear();
+    sentBytes_ = 0;
+    if (refusal) {
+      state_.ran += refusal->first;
+      const Sent& at = sent[refusal->first];
+      failAt(at.statement, at.line, refusal->second);
+    }
+    state_.ran += sent.size();
+    if (PQtransactionStatus(conn_) != PQTRANS_INTRANS) {
+      const Sent& last = sent.back();
+      failAt(last.statement, last.line,
+             "the import's transaction ended by this statement or one shortly before it, which "
+             "the script may not do");
+    }
+  }
+
+  void leavePipeline() {
+    if (pipeline_ && PQexitPipelineMode(conn_) != 1) lost();
+    pipeline_ = false;
+  }
+
+  Deadline statementDeadline() const {
+    return Deadline::after(options_.statementTimeout.count() > 0
+                               ? options_.statementTimeout + kWatchdogGrace
+                               : std::chrono::milliseconds(0));
+  }
+
+  void runAlone(const ScriptItem& item) {
+    current_ = {item.statement, item.line};
     if (PQsendQuery(conn_, item.text.c_str()) == 0) lost();
-    deadline_ = Deadline::after(options_.statementTimeout.count() > 0
-                                    ? options_.statementTimeout + kWatchdogGrace
-                                    : std::chrono::milliseconds(0));
+    deadline_ = statementDeadline();
     if (item.kind.copyFromStdin) {
       PgResult first = next();
       if (!first) lost();
@@ -182,7 +262,11 @@ class Importer {
   void refuse(const PGresult* result, bool copy) { failStatement(messageOf(conn_, result, copy)); }
 
   [[noreturn]] void failStatement(const std::string& message) {
-    fail(400, where(*current_) + message + "; " + statementsRan(state_.ran) +
+    failAt(current_.statement, current_.line, message);
+  }
+
+  [[noreturn]] void failAt(size_t statement, size_t line, const std::string& message) {
+    fail(400, where(statement, line) + message + "; " + statementsRan(state_.ran) +
                   " ran before it and none are kept");
   }
 
@@ -204,6 +288,19 @@ class Importer {
     // Drain whatever is still coming, then end the transaction.
     Deadline deadline = Deadline::after(std::chrono::seconds(30));
     try {
+      if (pipeline_) {
+        if (!sent_.empty()) {
+          PQpipelineSync(conn_);
+          for (size_t i = 0; i < sent_.size(); ++i) {
+            while (PgResult result = nextResult(conn_, deadline)) {
+            }
+          }
+          PgResult sync = nextResult(conn_, deadline);  // PGRES_PIPELINE_SYNC
+          sent_.clear();
+        }
+        PQexitPipelineMode(conn_);
+        pipeline_ = false;
+      }
       while (PgResult result = nextResult(conn_, deadline)) {
       }
       const PGTransactionStatusType status = PQtransactionStatus(conn_);
@@ -220,8 +317,11 @@ class Importer {
   ImportProgress state_;
   Clock::time_point nextReport_;
   Deadline deadline_;
-  std::optional<ScriptItem> current_;
+  Sent current_{0, 0};  // the statement running on its own (COPY)
   bool inCopy_ = false;
+  bool pipeline_ = false;
+  std::vector<Sent> sent_;  // in the pipeline, results not read yet
+  size_t sentBytes_ = 0;
 };
 
 }  // namespace
