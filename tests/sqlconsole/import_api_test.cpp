@@ -196,7 +196,15 @@ TEST_F(ImportApi, AFailureAtStatement900Of1000KeepsNothing) {
   EXPECT_EQ(errorText(copy),
             "statement 2 (line 2): invalid input syntax for type integer: \"zwei\" (COPY copied, "
             "line 2, column id: \"zwei\"); 1 statement ran before it and none are kept");
-  EXPECT_EQ(scalar(p.url, "SELECT count(*) FROM pg_class WHERE relname IN ('later', 'copied')"),
+  auto unended = importScript(client(), p.name,
+                              "CREATE TABLE unended (id int);\nCOPY unended FROM stdin;\n1\n2\n");
+  EXPECT_EQ(unended.status, 400);
+  EXPECT_EQ(errorText(unended),
+            "statement 2 (line 2): COPY ... FROM stdin: its data does not end with a line \\.; 1 "
+            "statement ran before it and none are kept");
+  EXPECT_EQ(scalar(p.url,
+                   "SELECT count(*) FROM pg_class WHERE relname IN ('later', 'copied', "
+                   "'unended')"),
             "0");
 }
 
@@ -211,6 +219,9 @@ TEST_F(ImportApi, FilesThatAreNotSqlTextAreRefused) {
       {std::string("SQLite format 3\0", 16) + std::string(4080, '\x01'),
        "the file is a SQLite database, not a SQL script"},
       {std::string("CREATE TABLE t (id int);\n\0\0\0", 28), "the file is binary, not a SQL script"},
+      {"PGDMP\x01\x0e\x00",
+       "the file is a pg_dump archive, not a SQL script (make the dump with "
+       "--format=plain, or turn it into one with pg_restore -f)"},
       {"CREATE TABLE t (label text);\nINSERT INTO t VALUES ('caf\xE9');\n",
        "the file is not UTF-8 text (invalid byte at offset 55)"},
   };
