@@ -1,5 +1,4 @@
--- Releases of a project (issue 6) and its bounded logs. Not applied yet: the runtime plugin
--- is not built as a plugin until its routes are complete (see README).
+-- Releases of a project (issue 6) and its bounded logs.
 CREATE TABLE runtime_releases (
   id text PRIMARY KEY,
   project_id text NOT NULL,

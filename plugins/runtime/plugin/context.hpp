@@ -1,0 +1,70 @@
+// What every part of the runtime plugin shares once it has started: its configuration, the
+// release table, the apps running on this node, the log buffer, and the one notice that ties
+// the parts together (a project's live release changed).
+#pragma once
+#include <berth/plugin.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "log_store.hpp"
+#include "project_apps.hpp"
+#include "release_store.hpp"
+#include "sandbox.hpp"
+
+namespace berth::runtime {
+
+// api.md's limit "Release archive | 256 MB": the edge refuses larger uploads (413).
+inline constexpr std::uint64_t kMaxArchiveBytes = 256ull * 1024 * 1024;
+
+// The plugin's section of berth.yaml (runtime.*), read once at start.
+struct RuntimeConfig {
+  std::chrono::seconds idle_stop{900};           // idle_stop_seconds (contract.md)
+  int keep_releases = 10;                        // keep_releases: older ready ones are pruned
+  std::uint64_t max_release_bytes = 1ull << 30;  // max_release_mb: unpacked size limit
+  std::uint64_t max_release_files = 100000;      // max_release_files
+  std::chrono::seconds build_timeout{600};       // build_timeout_seconds
+  std::chrono::seconds start_timeout{30};        // start_timeout_seconds
+  std::chrono::seconds stop_grace{5};            // stop_grace_seconds
+  std::optional<std::string> run_as;             // run_as: the user apps run as ("" = berthd's)
+  std::optional<SandboxOptions> sandbox;         // sandbox: true runs apps in bubblewrap
+  std::optional<std::string> readiness_path;     // readiness_path: "" = accepts connections
+  int log_keep = 2000;                           // log_keep: entries kept per project
+  std::string releases_dir;                      // <data_dir>/releases
+};
+
+struct Context {
+  const berth::Services* services = nullptr;
+  std::string data_dir;
+  RuntimeConfig config;
+  LogBuffer logs;
+  std::unique_ptr<ReleaseStore> releases;
+  std::unique_ptr<ProjectApps> apps;
+
+  berth::Logger logger() const { return services->logger(); }
+
+  // <releases_dir>/<project id>/<release id>: where a release is unpacked and served from.
+  std::string releaseDir(const std::string& project_id, const std::string& release_id) const {
+    return config.releases_dir + "/" + project_id + "/" + release_id;
+  }
+
+  // Called after a project's live release changed on this node (a build finished, a promote)
+  // or was found changed by another node; listeners stop the old app, forget cached routing,
+  // move the edge cache to a fresh key. Listeners are added during registerAll only.
+  using LiveListener = std::function<void(const std::string& project_id)>;
+  void onLiveChanged(LiveListener listener) { live_listeners_.push_back(std::move(listener)); }
+  void liveChanged(const std::string& project_id) const {
+    for (const auto& listener : live_listeners_) listener(project_id);
+  }
+
+ private:
+  std::vector<LiveListener> live_listeners_;
+};
+
+}  // namespace berth::runtime

@@ -1,0 +1,30 @@
+// The parts of the runtime plugin, each registered by runtime_plugin.cpp. Each part registers
+// its routes, hooks, jobs and services in registerAll; the Context is filled in start().
+#pragma once
+#include <berth/plugin.hpp>
+
+#include "context.hpp"
+
+namespace berth::runtime {
+
+// Releases: POST/GET /projects/{name}/deploys, GET /deploys, GET .../deploys/{id}, promote,
+// the build worker, pruning, noticing live changes of other nodes, project.deleting (rows,
+// folders, blobs). release_routes.cpp and friends.
+void registerReleases(berth::Registrar& r, Context& context);
+
+// Logs: GET /projects/{name}/logs and the job that flushes the LogBuffer. log_routes.cpp.
+void registerLogs(berth::Registrar& r, Context& context);
+
+// runtime.status.v1 (`project`, `projects`) for the projects plugin. status_service.cpp.
+void registerStatusService(berth::Registrar& r, Context& context);
+
+// The gateway: project-host traffic to the live release (files or the app), scale to zero,
+// the edge cache rules, request logs from the edge's access log, restarts on secret change.
+// gateway.cpp and friends.
+void registerGateway(berth::Registrar& r, Context& context);
+
+// Stops the parts' threads (build workers, ...) before the apps are stopped.
+void stopReleases(Context& context);
+void stopGateway(Context& context);
+
+}  // namespace berth::runtime
