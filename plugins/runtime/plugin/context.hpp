@@ -63,6 +63,16 @@ struct Context {
     for (const auto& listener : live_listeners_) listener(project_id);
   }
 
+  // gateway part
+  // The gateway's state (routing memory, app specs, edge cache rules); made by
+  // registerGateway, ended by stopGateway.
+  std::shared_ptr<class Gateway> gateway;
+
+  // releases part
+  // The releases part's state (build workers, this node's name, the live ids last seen);
+  // made by registerReleases, ended by stopReleases.
+  std::shared_ptr<class ReleasesPart> releases_part;
+
  private:
   std::vector<LiveListener> live_listeners_;
 };

@@ -1,5 +1,7 @@
 #include "app_environment.hpp"
 
+#include <string_view>
+
 namespace berth::runtime {
 namespace {
 
@@ -12,7 +14,81 @@ bool isNameChar(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
 }
 
+int hexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// Percent-decoding; a bad escape is kept as written (libpq would refuse the URL anyway).
+std::string decoded(std::string_view text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '%' && i + 2 < text.size() && hexValue(text[i + 1]) >= 0 &&
+        hexValue(text[i + 2]) >= 0) {
+      out += static_cast<char>(hexValue(text[i + 1]) * 16 + hexValue(text[i + 2]));
+      i += 2;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
 }  // namespace
+
+std::map<std::string, std::string> pgEnvironment(const std::string& database_url) {
+  std::map<std::string, std::string> env;
+  std::string_view rest = database_url;
+  if (rest.starts_with("postgresql://"))
+    rest.remove_prefix(13);
+  else if (rest.starts_with("postgres://"))
+    rest.remove_prefix(11);
+  else
+    return env;
+  std::string_view query;
+  if (auto q = rest.find('?'); q != std::string_view::npos) {
+    query = rest.substr(q + 1);
+    rest = rest.substr(0, q);
+  }
+  std::string_view path;
+  if (auto slash = rest.find('/'); slash != std::string_view::npos) {
+    path = rest.substr(slash + 1);
+    rest = rest.substr(0, slash);
+  }
+  if (auto at = rest.rfind('@'); at != std::string_view::npos) {
+    std::string_view user_info = rest.substr(0, at);
+    rest = rest.substr(at + 1);
+    auto colon = user_info.find(':');
+    env["PGUSER"] = decoded(user_info.substr(0, colon));
+    if (colon != std::string_view::npos) env["PGPASSWORD"] = decoded(user_info.substr(colon + 1));
+  }
+  std::string_view host = rest, port;
+  if (rest.starts_with('[')) {
+    auto close = rest.find(']');
+    if (close == std::string_view::npos) return {};
+    host = rest.substr(1, close - 1);
+    if (close + 1 < rest.size() && rest[close + 1] == ':') port = rest.substr(close + 2);
+  } else if (auto colon = rest.rfind(':'); colon != std::string_view::npos) {
+    host = rest.substr(0, colon);
+    port = rest.substr(colon + 1);
+  }
+  if (!host.empty()) env["PGHOST"] = decoded(host);
+  if (!port.empty()) env["PGPORT"] = decoded(port);
+  if (!path.empty()) env["PGDATABASE"] = decoded(path);
+  while (!query.empty()) {
+    auto amp = query.find('&');
+    std::string_view pair = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+    auto eq = pair.find('=');
+    if (eq == std::string_view::npos) continue;
+    std::string_view key = pair.substr(0, eq);
+    if (key == "hostaddr") env["PGHOSTADDR"] = decoded(pair.substr(eq + 1));
+    if (key == "sslmode") env["PGSSLMODE"] = decoded(pair.substr(eq + 1));
+  }
+  return env;
+}
 
 std::map<std::string, std::string> appEnvironment(const AppEnvironmentInput& input) {
   std::map<std::string, std::string> env;

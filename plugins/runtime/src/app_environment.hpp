@@ -22,6 +22,11 @@ struct AppEnvironmentInput {
 // PORT, HOME, PATH, DATABASE_URL and PG* always keep the platform's values.
 std::map<std::string, std::string> appEnvironment(const AppEnvironmentInput& input);
 
+// PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE (and PGHOSTADDR, PGSSLMODE from its query)
+// of a postgresql:// URL as the projects plugin writes it (percent-encoded parts, an IPv6 host
+// in brackets, a socket folder as an encoded path). Empty for a URL of another form.
+std::map<std::string, std::string> pgEnvironment(const std::string& database_url);
+
 // "$PORT" and "${PORT}" in each argument replaced from `env` (commands run without a shell,
 // so "--port $PORT" would otherwise reach the app as written). Unknown names stay as written.
 std::vector<std::string> expandArguments(const std::vector<std::string>& argv,

@@ -1,0 +1,193 @@
+#include "gateway.hpp"
+
+#include "gateway_app_spec.hpp"
+#include "parts.hpp"
+#include "static_site.hpp"
+
+namespace berth::runtime {
+
+namespace {
+
+using berth::Error;
+using berth::Request;
+using berth::Responder;
+
+// The SDK's edge cache (Services::setEdgeCache, Responder::proxyCached) is not there yet:
+// until it is, no rule is pushed and every app answer is a plain proxy.
+constexpr bool kEdgeCacheAvailable = false;
+
+void publishRules(const Context&, const std::vector<CacheRule>&) {}
+
+}  // namespace
+
+Gateway::Gateway(Context& context)
+    : context_(context),
+      routing_(context),
+      cache_(
+          context,
+          [&context](const std::vector<CacheRule>& rules) { publishRules(context, rules); },
+          [this](const std::string& project_id) {
+            auto release = routing_.live(project_id);
+            return release ? release->id : std::string();
+          }) {}
+
+void Gateway::handle(const Request& request, Responder& responder) {
+  HostedProject project = routing_.byHost(request.host());
+  if (auto schedule = request.header("x-berth-schedule");
+      schedule && isLoopbackAddress(request.peer()))
+    schedules_.remember(request.id(), *schedule);
+  std::shared_ptr<const ReleaseRecord> release = routing_.live(project.id);
+  if (!release) throw Error::notFound(project.name + " has no live release yet");
+  switch (release->kind) {
+    case StartKind::Static:
+      return serveStatic(project, *release, request, responder);
+    case StartKind::Process:
+      return serveApp(project, *release, request, responder);
+    case StartKind::Php:
+      break;
+  }
+  throw Error::unavailable("this release needs PHP, which is not installed on this server");
+}
+
+void Gateway::serveStatic(const HostedProject& project, const ReleaseRecord& release,
+                          const Request& request, Responder& responder) {
+  StaticAnswer answer =
+      staticFileFor(context_.releaseDir(project.id, release.id), request.rawPath());
+  switch (answer.kind) {
+    case StaticAnswer::Kind::File:
+      return responder.file(answer.path, answer.content_type);
+    case StaticAnswer::Kind::Redirect:
+      return responder.bytes(301, "text/plain; charset=utf-8", "moved to " + answer.location + "\n",
+                             {{"Location", answer.location}});
+    case StaticAnswer::Kind::NotFound:
+      break;
+  }
+  responder.error(404, "no such file");
+}
+
+void Gateway::serveApp(const HostedProject& project, const ReleaseRecord& release,
+                       const Request& request, Responder& responder) {
+  std::shared_ptr<const AppSpec> spec = specFor(project, release);
+  const bool cacheable = kEdgeCacheAvailable && EdgeCache::cacheableRequest(project, request);
+  if (cacheable) cache_.served(project, request.host(), release.id);
+  auto exchange = berth::Exchange::make(request, responder);
+  // Kept apart from the request: it is unusable once answered.
+  auto logger = context_.logger().withProject(project.name);
+  std::string request_id = request.id();
+  context_.apps->start(
+      project.id, *spec, [exchange, logger, request_id](const StartOutcome& outcome) {
+        try {
+          if (outcome.ready) {
+            exchange->responder.proxy(outcome.port);
+            return;
+          }
+          logger.write(berth::LogLevel::Warn, request_id,
+                       "the app did not start: " + outcome.error);
+          exchange->responder.error(503, outcome.error, {{"output", outcome.last_lines}});
+        } catch (...) {
+          // Responder's last copy answers 500 when it goes.
+        }
+      });
+}
+
+std::shared_ptr<const AppSpec> Gateway::specFor(const HostedProject& project,
+                                                const ReleaseRecord& release) {
+  {
+    std::lock_guard lock(specs_mutex_);
+    auto found = specs_.find(project.id);
+    if (found != specs_.end() &&
+        found->second->release_dir == context_.releaseDir(project.id, release.id))
+      return found->second;
+  }
+  auto spec = std::make_shared<const AppSpec>(appSpecFor(context_, project, release));
+  std::lock_guard lock(specs_mutex_);
+  specs_[project.id] = spec;
+  return spec;
+}
+
+void Gateway::forgetSpec(const std::string& project_id) {
+  std::lock_guard lock(specs_mutex_);
+  specs_.erase(project_id);
+}
+
+void Gateway::liveChanged(const std::string& project_id) {
+  routing_.forgetLive(project_id);
+  forgetSpec(project_id);
+  cache_.liveChanged(project_id);   // first: a HIT would serve the old release
+  context_.apps->stop(project_id);  // the next request starts the new one
+}
+
+void Gateway::secretChanged(const nlohmann::json& payload) {
+  const std::string project_id = payload.value("id", "");
+  if (project_id.empty()) return;
+  forgetSpec(project_id);
+  std::shared_ptr<AppProcess> app = context_.apps->find(project_id);
+  if (!app) return;  // never started here: the next start reads the secrets
+  std::shared_ptr<const ReleaseRecord> release = routing_.live(project_id);
+  if (!release || release->kind != StartKind::Process) return;
+  // A running app restarts with the new value now; a stopped one gets it at its next start.
+  app->setEnvironment(appEnvironmentFor(context_, project_id, *release));
+  context_.logger()
+      .withProject(payload.value("name", project_id))
+      .info("secret " + payload.value("secret", "") + " changed: the app gets the new value");
+}
+
+void Gateway::deleting(const nlohmann::json& payload) {
+  const std::string project_id = payload.value("id", "");
+  if (project_id.empty()) return;
+  context_.apps->stop(project_id);
+  routing_.forgetProject(project_id);
+  forgetSpec(project_id);
+  cache_.forget(project_id);
+}
+
+void Gateway::access(const nlohmann::json& payload) {
+  if (payload.value("edge", "") != "project") return;
+  const std::string host = payload.value("host", "");
+  std::optional<HostedProject> project = routing_.rememberedHost(host);
+  if (!project) {
+    try {
+      project = routing_.byHost(host);
+    } catch (const std::exception&) {
+      return;  // no project there (a 404 of the gateway): nothing to log it in
+    }
+  }
+  std::optional<std::string> schedule = schedules_.take(payload.value("request_id", ""));
+  context_.logs.add(project->id, requestLogEntry(payload, schedule));
+}
+
+void registerGateway(berth::Registrar& r, Context& context) {
+  auto gateway = std::make_shared<Gateway>(context);
+  context.gateway = gateway;
+  Gateway* g = gateway.get();
+  berth::RouteOptions project_host;
+  project_host.projectHost = true;
+  auto handler = [g](const Request& request, Responder& responder) {
+    g->handle(request, responder);
+  };
+  // "/*path" needs at least one character after the slash: "/" is a route of its own.
+  r.route(berth::Method::Any, "/", handler, project_host);
+  r.route(berth::Method::Any, "/*path", handler, project_host);
+  registerCacheRoutes(r, context);
+
+  context.onLiveChanged([g](const std::string& project_id) { g->liveChanged(project_id); });
+  r.hook("project.secret_changed",
+         [g](const nlohmann::json& payload) { g->secretChanged(payload); });
+  r.hook("project.deleting", [g](const nlohmann::json& payload) { g->deleting(payload); });
+  r.hook("edge.access", [g](const nlohmann::json& payload) { g->access(payload); });
+
+  // Scale to zero: apps without a request for idle_stop_seconds are stopped.
+  r.job("idle_stop", std::chrono::seconds(1), [&context](berth::JobContext&) {
+    if (context.apps) context.apps->stopIdle();
+  });
+  // Cache settings (a PATCH) and purges of other nodes reach the rules within this period.
+  r.job("edge_cache_refresh", std::chrono::seconds(3),
+        [g](berth::JobContext&) { g->refreshCache(); });
+}
+
+void stopGateway(Context&) {
+  // Nothing runs on its own: the core has joined the jobs, and the apps stop with
+  // Context::apps after this.
+}
+
+}  // namespace berth::runtime

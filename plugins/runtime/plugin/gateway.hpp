@@ -1,0 +1,57 @@
+// The gateway: every request on a project host that no other plugin's route takes (/_files,
+// /_data) comes here. It finds the project by host and its live release, then has the edge
+// send a file of a static release, or proxy to the project's app, started on demand (scale to
+// zero: the request is held, without holding a server thread, until the app is ready).
+// It also keeps the edge cache rules, turns the edge's access log into request logs, and
+// follows secret changes, deletions and live release changes.
+#pragma once
+#include <berth/plugin.hpp>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "context.hpp"
+#include "edge_cache.hpp"
+#include "project_routing.hpp"
+#include "request_logs.hpp"
+
+namespace berth::runtime {
+
+class Gateway {
+ public:
+  explicit Gateway(Context& context);
+
+  void handle(const berth::Request& request, berth::Responder& responder);
+
+  void liveChanged(const std::string& project_id);
+  void secretChanged(const nlohmann::json& payload);  // project.secret_changed
+  void deleting(const nlohmann::json& payload);       // project.deleting
+  void access(const nlohmann::json& payload);         // edge.access
+  void purgeCache(const std::string& project_id) { cache_.purge(project_id); }
+  void refreshCache() { cache_.refresh(); }
+
+ private:
+  void serveStatic(const HostedProject& project, const ReleaseRecord& release,
+                   const berth::Request& request, berth::Responder& responder);
+  void serveApp(const HostedProject& project, const ReleaseRecord& release,
+                const berth::Request& request, berth::Responder& responder);
+  // The app spec of the project's live release, built once (it asks the directory for the
+  // database and secrets) and kept until the release or a secret changes.
+  std::shared_ptr<const AppSpec> specFor(const HostedProject& project,
+                                         const ReleaseRecord& release);
+  void forgetSpec(const std::string& project_id);
+
+  Context& context_;
+  ProjectRouting routing_;
+  EdgeCache cache_;
+  ScheduleRequests schedules_;
+  std::mutex specs_mutex_;
+  std::unordered_map<std::string, std::shared_ptr<const AppSpec>> specs_;  // by project id
+};
+
+// DELETE /projects/{name}/cache (cache_routes.cpp).
+void registerCacheRoutes(berth::Registrar& r, Context& context);
+
+}  // namespace berth::runtime

@@ -1,0 +1,37 @@
+#include "gateway_app_spec.hpp"
+
+namespace berth::runtime {
+
+AppEnvironmentInput appEnvironmentFor(const Context& context, const std::string& project_id,
+                                      const ReleaseRecord& release) {
+  AppEnvironmentInput env;
+  env.release_dir = context.releaseDir(project_id, release.id);
+  nlohmann::json database =
+      context.services->call("projects.directory.v1", "database", {{"id", project_id}});
+  env.database_url = database.value("url", "");
+  env.pg = pgEnvironment(env.database_url);
+  nlohmann::json secrets = context.services->call("projects.directory.v1", "secrets",
+                                                  {{"id", project_id}, {"scope", "runtime"}});
+  if (secrets.contains("vars") && secrets["vars"].is_object())
+    for (const auto& [name, value] : secrets["vars"].items())
+      if (value.is_string()) env.secrets[name] = value.get<std::string>();
+  env.start_env = release.start_env;
+  return env;
+}
+
+AppSpec appSpecFor(const Context& context, const HostedProject& project,
+                   const ReleaseRecord& release) {
+  AppSpec spec;
+  spec.project = project.name;
+  spec.argv = release.argv;
+  spec.release_dir = context.releaseDir(project.id, release.id);
+  spec.environment = appEnvironmentFor(context, project.id, release);
+  spec.run_as = context.config.run_as;
+  spec.sandbox = context.config.sandbox;
+  spec.readiness_path = context.config.readiness_path;
+  spec.start_timeout = context.config.start_timeout;
+  spec.stop_grace = context.config.stop_grace;
+  return spec;
+}
+
+}  // namespace berth::runtime

@@ -1,0 +1,19 @@
+// What a process release of a project is started with: its argv and release folder from the
+// release, the environment (DATABASE_URL and PG* of the project's database, its runtime
+// secrets, the start script's assignments), and the run_as, sandbox, readiness and time
+// limits of the runtime's configuration.
+#pragma once
+#include "context.hpp"
+#include "project_routing.hpp"
+
+namespace berth::runtime {
+
+// Asks projects.directory.v1 for the database (`database`) and the runtime secrets
+// (`secrets`, scope runtime). @throw berth::Error when the directory fails.
+AppEnvironmentInput appEnvironmentFor(const Context& context, const std::string& project_id,
+                                      const ReleaseRecord& release);
+
+AppSpec appSpecFor(const Context& context, const HostedProject& project,
+                   const ReleaseRecord& release);
+
+}  // namespace berth::runtime
