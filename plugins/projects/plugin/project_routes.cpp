@@ -191,6 +191,8 @@ class ProjectHandlers {
         "cache_enabled = $5, cache_ttl = $6 WHERE id = $1 AND status = 'ready'",
         project.id, project.region, project.cmd, project.ignore_dockerfile, project.cache_enabled,
         project.cache_ttl);
+    // The runtime moves its edge cache rules at once (cache_enabled, cache_ttl).
+    fireQuietly("project.updated", project);
     resp.json(200,
               projectView(c_, project, access.account(project.account_id), {.zero_files = true}));
   }
