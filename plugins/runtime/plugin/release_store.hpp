@@ -31,6 +31,30 @@ struct ReleaseRecord {
   StartKind kind = StartKind::Process;
   std::vector<std::string> argv;
   std::vector<std::pair<std::string, std::string>> start_env;
+  // releases part
+  std::string account_id;
+  std::string build_log;  // filled by find() only
+};
+
+// releases part: what an upload records, and what a successful build adds.
+struct NewRelease {
+  std::string project_id;
+  std::string project;
+  std::string account_id;
+  std::string region;
+  std::string cmd;  // the x-berth-cmd header, else the project's cmd (replaced when built)
+  std::string build_node;
+  std::string build_boot;
+};
+struct BuiltRelease {
+  std::uint64_t files = 0;
+  std::uint64_t bytes = 0;
+  std::string cmd;
+  std::optional<std::string> runtime;
+  StartKind kind = StartKind::Process;
+  std::vector<std::string> argv;
+  std::vector<std::pair<std::string, std::string>> start_env;
+  std::string build_log;
 };
 
 // The Release of contract.md: id, project, status, created_at, files, bytes, cmd, runtime,
@@ -49,6 +73,40 @@ class ReleaseStore {
 
   // The rest (insert, finish, promote, prune, list) belongs to the releases part; see
   // release_store.cpp.
+
+  // ---- releases part: writes and listings (release_store.cpp) -------------------------------
+
+  // A new `building` release. Throws Error 409 when one is building for the project already.
+  ReleaseRecord insertBuilding(const NewRelease& release) const;
+  // The build failed: status failed with its error and build log. False when the row is gone
+  // (the project was deleted meanwhile).
+  bool finishFailed(const std::string& release_id, const std::string& error,
+                    const std::string& build_log) const;
+  // The build succeeded: its start plan is stored and, in the same transaction, it becomes the
+  // live release (the one live before becomes ready). False when the row is gone.
+  bool finishLive(const std::string& release_id, const BuiltRelease& built) const;
+  // promote: makes a ready release live again (one transaction); the now-live record.
+  // Throws 404 (unknown in this project), 409 (one is building), 410 (pruned or failed).
+  ReleaseRecord promote(const std::string& project_id, const std::string& release_id) const;
+  // Ready releases beyond the newest `keep` with files become pruned; their ids.
+  std::vector<std::string> prune(const std::string& project_id, int keep) const;
+  // One release of a project, with its build log.
+  std::optional<ReleaseRecord> find(const std::string& project_id,
+                                    const std::string& release_id) const;
+  // Newest first.
+  std::vector<ReleaseRecord> listProject(const std::string& project_id, int limit) const;
+  std::vector<ReleaseRecord> listAccounts(const std::vector<std::string>& account_ids,
+                                          int limit) const;
+  // The live release of each project (one query); projects without one are absent.
+  std::map<std::string, ReleaseRecord> liveOf(const std::vector<std::string>& project_ids) const;
+  // Building releases of this node left by an earlier berthd (another boot id), and building
+  // releases of any node older than `stale_after` seconds, become failed with `error`.
+  // Returns {project_id, release_id} of each.
+  std::vector<std::pair<std::string, std::string>> failInterrupted(const std::string& node,
+                                                                   const std::string& boot,
+                                                                   std::int64_t stale_after) const;
+  // Removes every release row of a project; the ids removed.
+  std::vector<std::string> removeProject(const std::string& project_id) const;
 
  protected:
   const berth::Services& services_;

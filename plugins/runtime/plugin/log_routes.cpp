@@ -1,0 +1,63 @@
+// GET /projects/{name}/logs and the job that moves waiting log entries (process lines,
+// platform events, requests) from berthd's memory into runtime_logs every second.
+#include "parts.hpp"
+#include "release_part.hpp"
+
+namespace berth::runtime {
+
+namespace {
+
+// src/log_store's statements name the table without its schema (its tests run them on the
+// migration applied to a database of their own); here the plugin's schema comes first.
+constexpr const char* kSearchPath = "SET LOCAL search_path = runtime, public";
+
+}  // namespace
+
+void flushLogs(Context& ctx) {
+  for (auto& [project_id, entries] : ctx.logs.take()) {
+    try {
+      ctx.services->db().transaction([&](berth::Transaction& tx) {
+        tx.exec(kSearchPath);
+        tx.exec(kInsertLogsSql, project_id, logBatchJson(entries));
+        tx.exec(kTrimLogsSql, project_id, ctx.config.log_keep);
+      });
+    } catch (const std::exception& e) {
+      ctx.logger().warn("project " + project_id + ": " + std::to_string(entries.size()) +
+                        " log entries not stored: " + e.what());
+    }
+  }
+}
+
+void registerLogs(berth::Registrar& r, Context& context) {
+  Context* ctx = &context;
+  r.get("/projects/:name/logs", [ctx](const berth::Request& req, berth::Responder& resp) {
+    nlohmann::json project =
+        ctx->services->call("projects.directory.v1", "find",
+                            {{"account_id", req.caller().accountId}, {"name", req.param("name")}});
+    std::optional<std::string> text = req.queryParam("limit");
+    LogLimit limit = parseLogLimit(text ? std::optional<std::string_view>(*text) : std::nullopt);
+    if (limit.error) throw berth::Error::badRequest(*limit.error);
+    std::string project_id = project.at("id").get<std::string>();
+    nlohmann::json logs = nlohmann::json::array();
+    ctx->services->db().transaction([&](berth::Transaction& tx) {
+      tx.exec(kSearchPath);
+      auto rows = tx.exec(kSelectLogsSql, project_id, limit.value);
+      for (int64_t i = 0; i < rows.rows(); ++i) {
+        LogEntry e;
+        e.at = rows.get<std::int64_t>(i, 0);
+        e.kind = rows.get<std::string>(i, 1);
+        e.method = rows.get<std::optional<std::string>>(i, 2);
+        e.path = rows.get<std::optional<std::string>>(i, 3);
+        e.status = rows.get<std::optional<int>>(i, 4);
+        e.ms = rows.get<std::optional<int>>(i, 5);
+        e.message = rows.get<std::string>(i, 6);
+        logs.push_back(logEntryJson(e));
+      }
+    });
+    resp.json(200, {{"logs", std::move(logs)}});
+  });
+
+  r.job("logs_flush", std::chrono::seconds(1), [ctx](berth::JobContext&) { flushLogs(*ctx); });
+}
+
+}  // namespace berth::runtime

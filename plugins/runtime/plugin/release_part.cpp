@@ -1,0 +1,242 @@
+#include "release_part.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <random>
+
+#include "release_build.hpp"
+
+namespace berth::runtime {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::int64_t nowSeconds() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string randomHex(std::size_t bytes) {
+  std::random_device device;
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  for (std::size_t i = 0; i < bytes; ++i) {
+    unsigned byte = device() & 0xFF;
+    out.push_back(digits[byte >> 4]);
+    out.push_back(digits[byte & 0xF]);
+  }
+  return out;
+}
+
+// A folder the apps' user can pass through (the release inside is theirs).
+void makeFolder(const std::string& path) {
+  fs::create_directories(path);
+  ::chmod(path.c_str(), 0755);
+}
+
+}  // namespace
+
+ReleasesPart::ReleasesPart(Context& context)
+    : ctx_(context), worker_([this](const BuildJob& job) { build(job); }, 2) {}
+
+const std::string& ReleasesPart::node() {
+  std::call_once(identity_once_, [this] {
+    char host[256] = {};
+    if (::gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+    node_ = std::string(host) + ":" + ctx_.data_dir;
+    boot_ = randomHex(12);
+  });
+  return node_;
+}
+
+const std::string& ReleasesPart::boot() {
+  node();
+  return boot_;
+}
+
+void ReleasesPart::platformLog(const std::string& project_id, std::string message) {
+  LogEntry entry;
+  entry.at = nowSeconds();
+  entry.kind = "platform";
+  entry.message = std::move(message);
+  ctx_.logs.add(project_id, std::move(entry));
+}
+
+void ReleasesPart::build(const BuildJob& job) {
+  berth::Logger log = ctx_.logger().withProject(job.project);
+  const std::string dir = ctx_.releaseDir(job.project_id, job.release_id);
+  try {
+    platformLog(job.project_id, "build of release " + job.release_id + " started");
+    PreparedRelease prepared;
+    try {
+      nlohmann::json blob = ctx_.services->call(
+          "storage.blobs.v1", "get",
+          {{"project_id", job.project_id}, {"space", kReleaseSpace}, {"key", job.release_id}});
+      makeFolder(ctx_.config.releases_dir + "/" + job.project_id);
+      ReleaseInput input;
+      input.archive = blob.at("path").get<std::string>();
+      input.release_dir = dir;
+      input.header = job.header;
+      input.project_cmd = job.project_cmd;
+      input.unpack.max_bytes = ctx_.config.max_release_bytes;
+      input.unpack.max_entries = ctx_.config.max_release_files;
+      input.build.timeout = ctx_.config.build_timeout;
+      input.run_as = ctx_.config.run_as;
+      nlohmann::json secrets = ctx_.services->call("projects.directory.v1", "secrets",
+                                                   {{"id", job.project_id}, {"scope", "build"}});
+      nlohmann::json vars = secrets.value("vars", nlohmann::json::object());
+      for (const auto& [name, value] : vars.items())
+        if (value.is_string()) input.build_secrets[name] = value.get<std::string>();
+      prepared = prepareRelease(input);
+    } catch (const std::exception& e) {
+      std::error_code ignored;
+      fs::remove_all(dir, ignored);  // the id is new: any folder of that name is this build's
+      prepared.error = std::string("the release could not be built: ") + e.what();
+    }
+
+    if (!prepared.ok()) {
+      bool recorded =
+          ctx_.releases->finishFailed(job.release_id, *prepared.error, prepared.build_log);
+      deleteBlob(job.project_id, job.release_id);  // a failed release never becomes live
+      if (!recorded) return;                       // the project was deleted meanwhile
+      log.info("release " + job.release_id + " failed to build: " + *prepared.error);
+      platformLog(job.project_id,
+                  "release " + job.release_id + " failed to build: " + *prepared.error);
+      return;
+    }
+
+    BuiltRelease built;
+    built.files = prepared.files;
+    built.bytes = prepared.bytes;
+    built.cmd = prepared.plan->cmd;
+    built.runtime = prepared.plan->runtime;
+    built.kind = prepared.plan->kind;
+    built.argv = prepared.plan->argv;
+    built.start_env = prepared.plan->env;
+    built.build_log = std::move(prepared.build_log);
+    if (!ctx_.releases->finishLive(job.release_id, built)) {
+      // The project was deleted (or the build declared interrupted) meanwhile.
+      removeFolder(job.project_id, job.release_id);
+      deleteBlob(job.project_id, job.release_id);
+      return;
+    }
+    std::string what = "release " + job.release_id + " is live (" + std::to_string(built.files) +
+                       " files, " + std::to_string(built.bytes) + " bytes" +
+                       (built.cmd.empty() ? std::string(", static") : ", cmd " + built.cmd) + ")";
+    log.info(what);
+    platformLog(job.project_id, what);
+    announceLive(job.project_id, job.release_id);
+    prune(job.project_id, job.project);
+  } catch (const std::exception& e) {
+    // The database went away mid-way, say: the row stays building until the watch job of a
+    // later berthd (or the time limit) fails it.
+    log.error("release " + job.release_id + ": the build could not be recorded: " + e.what());
+  }
+}
+
+void ReleasesPart::prune(const std::string& project_id, const std::string& project) {
+  for (const auto& id : ctx_.releases->prune(project_id, ctx_.config.keep_releases)) {
+    removeFolder(project_id, id);
+    deleteBlob(project_id, id);
+    platformLog(project_id, "release " + id + " pruned (only the newest " +
+                                std::to_string(ctx_.config.keep_releases) + " keep their files)");
+    ctx_.logger().withProject(project).info("release " + id + " pruned");
+  }
+}
+
+void ReleasesPart::announceLive(const std::string& project_id, const std::string& release_id) {
+  {
+    std::lock_guard lock(seen_mutex_);
+    seen_live_[project_id] = release_id;
+  }
+  ctx_.liveChanged(project_id);
+}
+
+void ReleasesPart::watch() {
+  // Builds are at most build_timeout long (plus unpacking): a building row older than that
+  // with a margin belongs to a berthd that stopped, on whatever node.
+  const std::int64_t stale_after = ctx_.config.build_timeout.count() + 600;
+  for (const auto& [project_id, release_id] :
+       ctx_.releases->failInterrupted(node(), boot(), stale_after)) {
+    platformLog(project_id,
+                "release " + release_id + " failed: its build was interrupted (berthd stopped)");
+    removeFolder(project_id, release_id);
+    deleteBlob(project_id, release_id);
+  }
+
+  std::map<std::string, std::string> now = ctx_.releases->liveIds();
+  std::vector<std::string> changed;
+  {
+    std::lock_guard lock(seen_mutex_);
+    if (seen_loaded_) {
+      for (const auto& [project_id, id] : now) {
+        auto it = seen_live_.find(project_id);
+        if (it == seen_live_.end() || it->second != id) changed.push_back(project_id);
+      }
+      for (const auto& [project_id, id] : seen_live_)
+        if (!now.count(project_id)) changed.push_back(project_id);
+    }
+    seen_live_ = now;
+    seen_loaded_ = true;
+  }
+  for (const auto& project_id : changed) ctx_.liveChanged(project_id);
+}
+
+void ReleasesPart::removeProject(const std::string& project_id, const std::string& name) {
+  auto removed = ctx_.releases->removeProject(project_id);
+  std::error_code ignored;
+  fs::remove_all(ctx_.config.releases_dir + "/" + project_id, ignored);
+  try {
+    // The storage plugin removes a deleted project's blobs itself; this covers a storage that
+    // kept them (it answers {deleted: 0} when they are gone already).
+    ctx_.services->call("storage.blobs.v1", "delete_prefix",
+                        {{"project_id", project_id}, {"space", kReleaseSpace}, {"prefix", ""}});
+  } catch (const std::exception& e) {
+    ctx_.logger().withProject(name).warn(std::string("release blobs not removed: ") + e.what());
+  }
+  bool was_live = false;
+  {
+    std::lock_guard lock(seen_mutex_);
+    was_live = seen_live_.erase(project_id) > 0;
+  }
+  if (!removed.empty())
+    ctx_.logger().withProject(name).info("removed " + std::to_string(removed.size()) +
+                                         " releases of the deleted project");
+  if (was_live || !removed.empty()) ctx_.liveChanged(project_id);
+}
+
+void ReleasesPart::stop() {
+  for (const auto& job : worker_.stop()) {
+    try {
+      ctx_.releases->finishFailed(
+          job.release_id, "berthd stopped before this release was built; upload it again", "");
+      deleteBlob(job.project_id, job.release_id);
+    } catch (const std::exception&) {
+      // The watch job of the next start fails it.
+    }
+  }
+}
+
+void ReleasesPart::deleteBlob(const std::string& project_id, const std::string& release_id) {
+  try {
+    ctx_.services->call(
+        "storage.blobs.v1", "delete",
+        {{"project_id", project_id}, {"space", kReleaseSpace}, {"key", release_id}});
+  } catch (const std::exception& e) {
+    ctx_.logger().warn("release " + release_id + ": blob not removed: " + e.what());
+  }
+}
+
+void ReleasesPart::removeFolder(const std::string& project_id, const std::string& release_id) {
+  std::error_code ignored;
+  fs::remove_all(ctx_.releaseDir(project_id, release_id), ignored);
+  // The project's folder goes too when that was its last release (fails while not empty).
+  fs::remove(ctx_.config.releases_dir + "/" + project_id, ignored);
+}
+
+}  // namespace berth::runtime

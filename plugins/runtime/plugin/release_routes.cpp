@@ -1,0 +1,176 @@
+// The release routes of contract.md: upload (202, built on a worker thread), listings, one
+// release, promote; the jobs and hooks of the releases part. A project the caller cannot
+// reach answers exactly like a missing one (404 from projects.directory.v1).
+#include <algorithm>
+#include <cctype>
+
+#include "parts.hpp"
+#include "release_part.hpp"
+
+namespace berth::runtime {
+
+namespace {
+
+using berth::Error;
+using berth::Request;
+using berth::Responder;
+
+constexpr int kProjectListLimit = 50;   // api.md: 50 newest per project
+constexpr int kAccountListLimit = 100;  // api.md: 100 newest across projects
+
+struct ProjectRef {
+  std::string id, name, account_id, region, cmd;
+};
+
+ProjectRef reachableProject(const Context& ctx, const Request& req) {
+  nlohmann::json p =
+      ctx.services->call("projects.directory.v1", "find",
+                         {{"account_id", req.caller().accountId}, {"name", req.param("name")}});
+  return {p.at("id").get<std::string>(), p.at("name").get<std::string>(), p.value("account_id", ""),
+          p.value("region", ""), p.value("cmd", "")};
+}
+
+nlohmann::json listJson(const std::vector<ReleaseRecord>& releases) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& r : releases) list.push_back(releaseJson(r));
+  return {{"deploys", std::move(list)}};
+}
+
+bool blank(const std::string& text) {
+  return std::all_of(text.begin(), text.end(),
+                     [](unsigned char c) { return std::isspace(c) != 0; });
+}
+
+class ReleaseHandlers {
+ public:
+  explicit ReleaseHandlers(ReleasesPart& part) : part_(part), ctx_(part.context()) {}
+
+  void upload(const Request& req, Responder& resp) const {
+    ProjectRef project = reachableProject(ctx_, req);
+    std::optional<std::string> file = req.bodyFile();
+    if (!file)
+      throw Error::badRequest("send the release as the request body (a gzip-compressed tar)");
+    std::optional<std::string> header = req.header("x-berth-cmd");
+    if (header && blank(*header)) header.reset();
+    if (header) {
+      if (auto problem = commandProblem(*header))
+        throw Error::badRequest("x-berth-cmd: " + *problem);
+    }
+
+    NewRelease fresh{project.id,
+                     project.name,
+                     project.account_id,
+                     project.region,
+                     header ? *header : project.cmd,
+                     part_.node(),
+                     part_.boot()};
+    ReleaseRecord release = ctx_.releases->insertBuilding(fresh);  // 409 while one builds
+    try {
+      ctx_.services->call("storage.blobs.v1", "put",
+                          {{"project_id", project.id},
+                           {"space", kReleaseSpace},
+                           {"key", release.id},
+                           {"from_file", *file},
+                           {"content_type", "application/gzip"},
+                           {"move", true}});
+    } catch (const std::exception& e) {
+      ctx_.releases->finishFailed(release.id,
+                                  std::string("the upload could not be stored: ") + e.what(), "");
+      throw;
+    }
+    BuildJob job{project.id, project.name, release.id, header, project.cmd};
+    if (!part_.queueBuild(job)) {
+      ctx_.releases->finishFailed(release.id, "berthd is stopping; upload the release again", "");
+      throw Error::unavailable("berthd is stopping; upload the release again");
+    }
+    ctx_.logger().withProject(project.name).info(req, "release " + release.id + " uploaded");
+    resp.json(202, releaseJson(release));
+  }
+
+  void listProject(const Request& req, Responder& resp) const {
+    ProjectRef project = reachableProject(ctx_, req);
+    resp.json(200, listJson(ctx_.releases->listProject(project.id, kProjectListLimit)));
+  }
+
+  void listAll(const Request& req, Responder& resp) const {
+    std::vector<std::string> accounts;
+    for (const auto& account : ctx_.services->memberships(req.caller().accountId))
+      accounts.push_back(account.id);
+    resp.json(200, listJson(ctx_.releases->listAccounts(accounts, kAccountListLimit)));
+  }
+
+  void getOne(const Request& req, Responder& resp) const {
+    ProjectRef project = reachableProject(ctx_, req);
+    std::string id = req.param("id");
+    auto release = ctx_.releases->find(project.id, id);
+    if (!release) throw Error::notFound("no release called " + id);
+    nlohmann::json body = releaseJson(*release);
+    body["build_log"] = release->build_log;
+    resp.json(200, body);
+  }
+
+  void promote(const Request& req, Responder& resp) const {
+    ProjectRef project = reachableProject(ctx_, req);
+    std::string id = req.param("id");
+    auto before = ctx_.releases->live(project.id);
+    ReleaseRecord live = ctx_.releases->promote(project.id, id);  // 404, 409, 410
+    if (!before || before->id != live.id) {
+      part_.platformLog(project.id, "release " + id + " promoted: it is live again");
+      ctx_.logger().withProject(project.name).info(req, "release " + id + " promoted");
+      part_.announceLive(project.id, id);
+    }
+    resp.json(200, releaseJson(live));
+  }
+
+ private:
+  ReleasesPart& part_;
+  Context& ctx_;
+};
+
+}  // namespace
+
+void registerReleases(berth::Registrar& r, Context& context) {
+  context.releases_part = std::make_shared<ReleasesPart>(context);
+  ReleasesPart* part = context.releases_part.get();
+  auto h = std::make_shared<ReleaseHandlers>(*part);
+
+  berth::RouteOptions upload;
+  upload.rawBody = true;
+  upload.maxBodyBytes = kMaxArchiveBytes;  // the edge answers 413 above it
+  r.post(
+      "/projects/:name/deploys", [h](const Request& q, Responder& s) { h->upload(q, s); }, upload);
+  r.get("/projects/:name/deploys", [h](const Request& q, Responder& s) { h->listProject(q, s); });
+  r.get("/deploys", [h](const Request& q, Responder& s) { h->listAll(q, s); });
+  r.get("/projects/:name/deploys/:id", [h](const Request& q, Responder& s) { h->getOne(q, s); });
+  r.post("/projects/:name/deploys/:id/promote",
+         [h](const Request& q, Responder& s) { h->promote(q, s); });
+
+  // Fails builds a stopped berthd left unfinished (on its first run, before anyone waits on
+  // them for long) and notices live releases other nodes changed.
+  r.job(
+      "releases_watch", std::chrono::seconds(2), [part](berth::JobContext&) { part->watch(); },
+      true);
+
+  r.hook("project.deleting", [part](const nlohmann::json& payload) {
+    part->removeProject(payload.at("id").get<std::string>(), payload.value("name", ""));
+  });
+  // An upload that raced the delete may have left a row or a folder since.
+  r.hook("project.deleted", [part](const nlohmann::json& payload) {
+    try {
+      part->removeProject(payload.at("id").get<std::string>(), payload.value("name", ""));
+    } catch (const std::exception&) {
+      // The project is gone either way; what is left is found by nobody.
+    }
+  });
+}
+
+void stopReleases(Context& context) {
+  if (context.releases_part) context.releases_part->stop();
+  try {
+    flushLogs(context);  // the build events of the last second
+  } catch (const std::exception& e) {
+    context.logger().warn(std::string("logs not flushed at stop: ") + e.what());
+  }
+}
+
+}  // namespace berth::runtime
