@@ -45,6 +45,8 @@ EdgeLayout edgeLayout(const Settings& settings, const Router& router, uint16_t b
   layout.json_body_limit =
       parseByteSize(settings.edge.json_body_limit, "edge.json_body_limit", settings.file);
   layout.worker_processes = settings.edge.worker_processes;
+  layout.cache_max_bytes =
+      parseByteSize(settings.edge.cache_max_size, "edge.cache_max_size", settings.file);
   layout.worker_user = edgeWorkerUser();
   for (const auto& route : router.routes())
     if (route->body == BodyKind::Raw && !route->project_host)
@@ -77,6 +79,7 @@ int runServe(const Settings& settings) {
   HostRouting hosts(settings.apps_domain);
   std::unique_ptr<Edge> edge;
   std::mutex edge_mutex;
+  std::vector<EdgeCacheRule> cache_rules;  // guarded by edge_mutex; seeds the edge's layout
 
   CoreParts parts;
   parts.settings = &settings;
@@ -86,6 +89,11 @@ int runServe(const Settings& settings) {
     hosts.setCustomHosts(custom);
     std::lock_guard lock(edge_mutex);
     if (edge) edge->setCustomHosts(custom);
+  };
+  parts.on_edge_cache = [&](const std::vector<EdgeCacheRule>& rules) {
+    std::lock_guard lock(edge_mutex);
+    cache_rules = rules;
+    if (edge) edge->setCacheRules(rules);
   };
 
   Router router;
@@ -118,6 +126,7 @@ int runServe(const Settings& settings) {
   access.start();
   {
     std::lock_guard lock(edge_mutex);
+    layout.cache_rules = cache_rules;  // rules plugins set while starting
     edge = std::make_unique<Edge>(settings.edge.nginx, layout);
     edge->start();
   }

@@ -3,6 +3,7 @@
 #include "config/settings.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <limits>
 #include <set>
@@ -55,6 +56,7 @@ const OverrideKeys kOverrideKeys = {.lists = {"plugins.enabled"},
                                                "edge.backend_port",
                                                "edge.backend_threads",
                                                "edge.json_body_limit",
+                                               "edge.cache_max_size",
                                                "plugins.dir",
                                                "plugins.enabled",
                                                "jobs.threads"}};
@@ -153,12 +155,24 @@ void readEdge(const YamlValueReader& reader, const YAML::Node& node, EdgeSetting
         [&](const YAML::Node& v) { edge.backend_port = integer(v, "backend_port", 0, 65535); }},
        {"backend_threads",
         [&](const YAML::Node& v) { edge.backend_threads = integer(v, "backend_threads", 1, 64); }},
-       {"json_body_limit", [&](const YAML::Node& v) {
+       {"json_body_limit",
+        [&](const YAML::Node& v) {
           edge.json_body_limit = reader.text(v, "edge.json_body_limit");
           if (!isNginxSize(edge.json_body_limit)) {
             reader.fail(
                 "edge.json_body_limit",
                 "expected a size in nginx's form such as 512k or 2m, got " + describeYaml(v));
+          }
+        }},
+       {"cache_max_size", [&](const YAML::Node& v) {
+          edge.cache_max_size = reader.text(v, "edge.cache_max_size");
+          // At least a megabyte: nginx's max_size is rounded to its cache blocks.
+          if (!isNginxSize(edge.cache_max_size) || edge.cache_max_size.back() == 'k' ||
+              edge.cache_max_size.back() == 'K' ||
+              std::isdigit(static_cast<unsigned char>(edge.cache_max_size.back()))) {
+            reader.fail("edge.cache_max_size",
+                        "expected a size in megabytes or gigabytes such as 512m or 1g, got " +
+                            describeYaml(v));
           }
         }}});
 }

@@ -44,6 +44,7 @@ struct EdgeSettings {
   int backend_port = 0;  // 0: a free loopback port for the Pistache backend
   int backend_threads = 4;
   std::string json_body_limit = "2m";
+  std::string cache_max_size = "1g";  // disk bound of the edge cache (nginx size form)
 };
 
 struct PluginsSettings {

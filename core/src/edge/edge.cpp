@@ -15,6 +15,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "edge/edge_cache.hpp"
 #include "log/logging.hpp"
 
 namespace berth::core {
@@ -24,7 +25,13 @@ namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-constexpr const char* kTempDirs[] = {"client_body", "proxy", "fastcgi", "uwsgi", "scgi"};
+// Written by the workers (and the cache manager), which may run as another user.
+constexpr const char* kTempDirs[] = {"client_body", "proxy", "fastcgi", "uwsgi", "scgi", "cache"};
+
+// A routing change waits this long for the next one, so that a burst costs one reload...
+constexpr auto kReloadQuiet = 100ms;
+// ...but never longer than this after the first change of the burst.
+constexpr auto kReloadMaxDelay = 1s;
 
 std::string describe(const std::optional<ExitStatus>& status) {
   if (!status) return "still running";
@@ -202,7 +209,10 @@ void Edge::start() {
     }
     std::this_thread::sleep_for(20ms);
   }
+  loaded_generation_ = wanted_generation_;
+  publishEdgeCacheTtls(edgeCacheTtls(layout_));
   supervisor_ = std::thread([this] { supervise(); });
+  reloader_ = std::thread([this] { reloadLoop(); });
 }
 
 void Edge::supervise() {
@@ -243,37 +253,99 @@ void Edge::supervise() {
 }
 
 void Edge::setCustomHosts(std::vector<std::string> hosts) {
-  auto logger = getLogger("edge");
+  change([&](EdgeLayout& next) { next.custom_hosts = std::move(hosts); }, "custom hosts");
+}
+
+void Edge::setCacheRules(std::vector<EdgeCacheRule> rules) {
+  change([&](EdgeLayout& next) { next.cache_rules = std::move(rules); }, "edge cache rules");
+}
+
+void Edge::change(const std::function<void(EdgeLayout&)>& edit, const char* what) {
   std::lock_guard lock(mutex_);
   EdgeLayout next = layout_;
-  next.custom_hosts = std::move(hosts);
-  if (child_.pid() <= 0) {  // not started: start() writes the config
-    layout_ = std::move(next);
+  edit(next);
+  // Plugins republish their lists periodically: an unchanged list costs no reload.
+  if (next.custom_hosts == layout_.custom_hosts && next.cache_rules == layout_.cache_rules) return;
+  try {
+    renderNginxConfig(next);  // refuses what cannot be pasted into the config
+  } catch (const std::exception& e) {
+    getLogger("edge")->error("keeping the current nginx configuration: new {}: {}", what, e.what());
     return;
   }
+  layout_ = std::move(next);
+  auto now = Clock::now();
+  if (loaded_generation_ == wanted_generation_) first_pending_ = now;
+  last_change_ = now;
+  ++wanted_generation_;
+  if (child_.pid() <= 0) loaded_generation_ = wanted_generation_;  // start() writes it
+  changed_.notify_all();
+}
+
+void Edge::reloadLoop() {
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    if (loaded_generation_ == wanted_generation_) {
+      changed_.wait(lock);
+      continue;
+    }
+    auto due = std::min(last_change_ + kReloadQuiet, first_pending_ + kReloadMaxDelay);
+    if (Clock::now() < due) {
+      changed_.wait_until(lock, due);
+      continue;
+    }
+    reload(lock);
+    changed_.notify_all();
+  }
+}
+
+void Edge::reload(std::unique_lock<std::mutex>& lock) {
+  auto logger = getLogger("edge");
+  const uint64_t generation = wanted_generation_;
+  const EdgeLayout next = layout_;
+  if (loaded_generation_ + 1 < generation)
+    logger->debug("one nginx reload for {} routing changes", generation - loaded_generation_);
   std::string candidate = config_path_ + ".next";
   try {
     writeFileAtomically(candidate, renderNginxConfig(next));
   } catch (const std::exception& e) {
     logger->error("keeping the current nginx configuration: {}", e.what());
+    loaded_generation_ = generation;
     return;
   }
+  // Plugins that change routing meanwhile must not wait for nginx -t.
+  lock.unlock();
   auto check =
-      runCommand({binary_, "-t", "-q", "-p", layout_.runtime_dir + "/", "-c", candidate}, {}, 60s);
+      runCommand({binary_, "-t", "-q", "-p", next.runtime_dir + "/", "-c", candidate}, {}, 60s);
+  lock.lock();
+  loaded_generation_ = std::max(loaded_generation_, generation);
   if (!check.status.ok()) {
     logger->error("nginx refused the new configuration, keeping the current one: {}", check.output);
     std::error_code ignored;
     fs::remove(candidate, ignored);
     return;
   }
+  if (stopping_ || child_.pid() <= 0) return;
   fs::rename(candidate, config_path_);
-  layout_ = std::move(next);
+  publishEdgeCacheTtls(edgeCacheTtls(next));
   // A dead master is restarted by the supervisor, from the new file.
   child_.signal(SIGHUP);
+  ++reloads_;
+}
+
+bool Edge::settle(std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mutex_);
+  const uint64_t target = wanted_generation_;
+  return changed_.wait_for(lock, timeout,
+                           [&] { return loaded_generation_ >= target || stopping_; });
 }
 
 void Edge::stop() {
-  stopping_ = true;
+  {
+    std::lock_guard lock(mutex_);  // so that the reloader cannot miss the wake-up
+    stopping_ = true;
+  }
+  changed_.notify_all();
+  if (reloader_.joinable()) reloader_.join();
   if (supervisor_.joinable()) supervisor_.join();
   std::lock_guard lock(mutex_);
   pid_t leader = child_.pid();

@@ -2,6 +2,8 @@
 // dies, stopped on exit.
 #pragma once
 #include <atomic>
+#include <condition_variable>
+#include <cstdint>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -22,16 +24,27 @@ class Edge {
   // Waits until it accepts connections on layout.listen. Throws std::runtime_error with
   // nginx's own output when the config is refused or the port is taken.
   void start();
-  // Rewrites the config with new custom hosts and sends SIGHUP (if `nginx -t` accepts it).
+  // Routing changes. Each is checked at once (a host or rule that cannot be rendered is logged
+  // and changes nothing); the new config is then written, checked with `nginx -t` and loaded
+  // with SIGHUP by a reloader thread that coalesces bursts: a change waits for 100 ms of
+  // quiet (at most 1 s), so many changes in a moment cost one reload.
   void setCustomHosts(std::vector<std::string> hosts);
+  void setCacheRules(std::vector<EdgeCacheRule> rules);
+  // Waits until every change made before the call has been loaded or refused; false on
+  // timeout. For tests, and for callers that need the edge to reflect what they set.
+  bool settle(std::chrono::milliseconds timeout = std::chrono::seconds(30));
   void stop();  // SIGQUIT (graceful), then SIGKILL after a few seconds
   pid_t pid() const;
   int restarts() const { return restarts_.load(); }
+  int reloads() const { return reloads_.load(); }  // SIGHUPs sent for routing changes
   const std::string& configPath() const { return config_path_; }
 
  private:
   void writeConfig();
   void supervise();
+  void change(const std::function<void(EdgeLayout&)>& edit, const char* what);
+  void reloadLoop();
+  void reload(std::unique_lock<std::mutex>& lock);  // called with mutex_ held
 
   std::string binary_;
   EdgeLayout layout_;
@@ -39,8 +52,14 @@ class Edge {
   mutable std::mutex mutex_;
   Child child_;
   std::thread supervisor_;
+  std::thread reloader_;
+  std::condition_variable changed_;  // with mutex_: a change, a reload done, or stopping
+  uint64_t wanted_generation_ = 0;   // bumped by each accepted change
+  uint64_t loaded_generation_ = 0;   // the change the config file reflects
+  std::chrono::steady_clock::time_point first_pending_, last_change_;
   std::atomic<bool> stopping_{false};
   std::atomic<int> restarts_{0};
+  std::atomic<int> reloads_{0};
 };
 
 // One line of nginx's access log.

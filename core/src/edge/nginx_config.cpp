@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -92,6 +93,13 @@ class ConfigWriter {
   std::string render() {
     for (const auto& host : layout_.custom_hosts) checkHostName(host, "custom host");
     checkHostName(layout_.apps_domain, "apps_domain");
+    std::set<std::string> cached_hosts;
+    for (const auto& rule : layout_.cache_rules) {
+      if (checkedEdgeCacheRule(rule) != rule)
+        throw std::invalid_argument("edge cache rule for '" + rule.host + "' is not normalised");
+      if (!cached_hosts.insert(rule.host).second)
+        throw std::invalid_argument("edge cache host '" + rule.host + "' has two rules");
+    }
     main();
     out_ << "http {\n";
     http();
@@ -150,10 +158,45 @@ class ConfigWriter {
                   edge + "\",\"remote\":\"$remote_addr\",\"at\":$msec}';");
     }
     line(1, "map $http_upgrade $connection_upgrade { default upgrade; '' close; }");
+    if (caching()) cacheMaps();
     line(1, "upstream berth_backend {");
     line(2, "server 127.0.0.1:" + std::to_string(layout_.backend_port) + ";");
     line(2, "keepalive 32;");
     line(1, "}");
+  }
+
+  bool caching() const { return !layout_.cache_rules.empty(); }
+
+  void cacheMaps() {
+    uint64_t zone_mb = std::clamp<uint64_t>(layout_.cache_max_bytes / (64 * kMiB), 1, 256);
+    uint64_t max_mb = std::max<uint64_t>(1, layout_.cache_max_bytes / kMiB);
+    line(1, "proxy_cache_path " + layout_.runtime_dir +
+                "/cache levels=1:2 keys_zone=berth_cache:" + std::to_string(zone_mb) +
+                "m max_size=" + std::to_string(max_mb) + "m inactive=1d use_temp_path=off;");
+    // The key names the host's live release (and purges): a host without one is not cached.
+    // A leading backslash keeps a host such as "default" from reading as a map keyword.
+    line(1, "map $host $berth_cache_key {");
+    line(2, "default \"\";");
+    for (const auto& rule : layout_.cache_rules) line(2, "\\" + rule.host + " " + rule.key + ";");
+    line(1, "}");
+    line(1, "map $berth_cache_key $berth_cache_off { '' 1; default ''; }");
+    // Answers for a user (credentials, cookies) and websockets are never cached.
+    line(1,
+         "map \"$http_authorization$http_cookie$http_upgrade\" $berth_cache_private "
+         "{ '' ''; default 1; }");
+    // Only answers served from the cache say HIT; berthd's own answers get no header.
+    line(1,
+         "map $upstream_cache_status $berth_cache_hit "
+         "{ HIT HIT; STALE HIT; UPDATING HIT; REVALIDATED HIT; default ''; }");
+    line(1,
+         "map $upstream_cache_status $berth_cache_status "
+         "{ HIT HIT; STALE HIT; UPDATING HIT; REVALIDATED HIT; default MISS; }");
+  }
+
+  void cacheKey(int depth) {
+    line(depth, "proxy_cache berth_cache;");
+    line(depth, "proxy_cache_key \"$berth_cache_key|$host|$request_uri\";");
+    line(depth, "proxy_cache_bypass $berth_cache_off $berth_cache_private;");
   }
 
   void accessLog(const std::string& edge) {
@@ -236,10 +279,40 @@ class ConfigWriter {
     line(2, "}");
 
     line(2, "location ~ ^/_berth_proxy/(?<berth_port>[0-9]+)/ {");
+    appProxy("_berth_proxy/[0-9]+");
+    line(3, "add_header x-berth-cache MISS always;");
+    line(2, "}");
+
+    // Cached proxying, one location per ttl of the rules (proxy_cache_valid takes no
+    // variable). The catch-all after them serves ttls this config does not know (berthd may
+    // answer with a ttl of a config nginx has not loaded yet): proxied, not cached.
+    if (caching()) {
+      for (uint32_t ttl : edgeCacheTtls(layout_)) {
+        line(2, "location ~ ^/_berth_cache/" + std::to_string(ttl) + "/(?<berth_port>[0-9]+)/ {");
+        appProxy("_berth_cache/[0-9]+/[0-9]+");
+        cacheKey(3);
+        line(3,
+             "proxy_no_cache $berth_cache_off $berth_cache_private "
+             "$upstream_http_x_accel_redirect $upstream_http_x_accel_limit_rate;");
+        // Only when the answer does not say itself (Cache-Control, Expires).
+        if (ttl > 0) line(3, "proxy_cache_valid " + std::to_string(ttl) + "s;");
+        line(3, "add_header x-berth-cache $berth_cache_status always;");
+        line(2, "}");
+      }
+    }
+    line(2, "location ~ ^/_berth_cache/[0-9]+/(?<berth_port>[0-9]+)/ {");
+    appProxy("_berth_cache/[0-9]+/[0-9]+");
+    line(3, "add_header x-berth-cache MISS always;");
+    line(2, "}");
+  }
+
+  // The body of an internal location proxying to an app on 127.0.0.1:$berth_port; `prefix`
+  // is the regex of what precedes the app's path.
+  void appProxy(const std::string& prefix) {
     line(3, "internal;");
     // The target path is taken from the decoded URI and re-escaped by proxy_pass, so odd
     // characters in it still make a valid request line.
-    line(3, "rewrite \"(?s)^/_berth_proxy/[0-9]+(/.*)$\" $1 break;");
+    line(3, "rewrite \"(?s)^/" + prefix + "(/.*)$\" $1 break;");
     line(3, "proxy_pass http://127.0.0.1:$berth_port;");
     line(3, "proxy_method $berth_method;");
     line(3, "proxy_http_version 1.1;");
@@ -258,10 +331,11 @@ class ConfigWriter {
     line(3, "proxy_send_timeout 3600s;");
     // An app must not be able to redirect nginx into berthd's files.
     line(3, "proxy_ignore_headers X-Accel-Redirect X-Accel-Expires X-Accel-Limit-Rate;");
+    // x-berth-cache is the edge's to say.
+    line(3, "proxy_hide_header x-berth-cache;");
     line(3, "error_page 502 = @berth_app_502;");
     line(3, "error_page 504 = @berth_app_504;");
     line(3, "error_page 500 = @berth_500;");
-    line(2, "}");
   }
 
   void apiServer() {
@@ -327,6 +401,23 @@ class ConfigWriter {
     line(2, "location / {");
     line(3, "proxy_request_buffering on;");
     backendProxy(3, "project", false);
+    if (caching()) {
+      // A cached answer is sent from here, before berthd is asked: a HIT costs no decision.
+      // berthd's own answers are never stored (the cache locations store the apps').
+      cacheKey(3);
+      line(3, "proxy_no_cache 1;");
+      // A HEAD is looked up as is (a GET's entry answers it) and reaches berthd as a HEAD.
+      line(3, "proxy_cache_convert_head off;");
+      // With a cache, nginx would drop these before asking berthd; berthd sees them as sent.
+      for (const char* name : {"Range", "If-Range", "If-None-Match", "If-Modified-Since",
+                               "If-Match", "If-Unmodified-Since"}) {
+        std::string variable = "$http_" + lowercase(name);
+        std::replace(variable.begin(), variable.end(), '-', '_');
+        line(3, std::string("proxy_set_header ") + name + " " + variable + ";");
+      }
+      line(3, "proxy_hide_header x-berth-cache;");
+      line(3, "add_header x-berth-cache $berth_cache_hit always;");
+    }
     line(2, "}");
 
     internalLocations();
@@ -342,6 +433,33 @@ class ConfigWriter {
 
 std::string renderNginxConfig(const EdgeLayout& layout) {
   return ConfigWriter(layout).render();
+}
+
+EdgeCacheRule checkedEdgeCacheRule(EdgeCacheRule rule) {
+  rule.host = lowercase(rule.host);
+  if (!rule.host.empty() && rule.host.back() == '.') rule.host.pop_back();
+  if (rule.host.find("..") != std::string::npos)
+    throw std::invalid_argument("edge cache host is not a valid host name: '" + rule.host + "'");
+  checkHostName(rule.host, "edge cache host");
+  bool key_ok = !rule.key.empty() && rule.key.size() <= kMaxEdgeCacheKey;
+  for (char c : rule.key) {
+    key_ok = key_ok && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                        (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-');
+  }
+  if (!key_ok)
+    throw std::invalid_argument("edge cache key for '" + rule.host +
+                                "' must be 1 to 100 of A-Z a-z 0-9 . _ -: '" + rule.key + "'");
+  if (rule.ttl_seconds > kMaxEdgeCacheTtl)
+    throw std::invalid_argument("edge cache ttl for '" + rule.host + "' is " +
+                                std::to_string(rule.ttl_seconds) + " s, above the limit of " +
+                                std::to_string(kMaxEdgeCacheTtl) + " s (1 year)");
+  return rule;
+}
+
+std::vector<uint32_t> edgeCacheTtls(const EdgeLayout& layout) {
+  std::set<uint32_t> ttls;
+  for (const auto& rule : layout.cache_rules) ttls.insert(rule.ttl_seconds);
+  return {ttls.begin(), ttls.end()};
 }
 
 std::string routePatternRegex(const std::string& pattern) {

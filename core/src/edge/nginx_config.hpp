@@ -16,6 +16,22 @@ struct SpooledRoute {
   uint64_t max_body_bytes;
 };
 
+// One host whose project answers the edge may cache (see the "edge cache" notes below).
+struct EdgeCacheRule {
+  std::string host;  // plain DNS name, lower case
+  std::string key;   // [A-Za-z0-9._-]{1,100}: part of the cache key; a new key = a fresh cache
+  uint32_t ttl_seconds = 0;  // lifetime of answers that do not say; 0 = only those that do
+
+  bool operator==(const EdgeCacheRule&) const = default;
+};
+
+inline constexpr uint32_t kMaxEdgeCacheTtl = 365u * 24 * 3600;
+inline constexpr size_t kMaxEdgeCacheKey = 100;
+
+// Lower-cases the host (and drops a final '.'); throws std::invalid_argument naming what is
+// wrong. Hosts and keys are pasted into nginx.conf, so anything unusual is refused, not escaped.
+EdgeCacheRule checkedEdgeCacheRule(EdgeCacheRule rule);
+
 struct EdgeLayout {
   ListenAddress listen;                        // server.listen
   std::vector<ListenAddress> project_listens;  // server.project_listen, if any
@@ -30,7 +46,13 @@ struct EdgeLayout {
   std::vector<SpooledRoute> spooled_routes;
   int worker_processes = 2;
   std::string worker_user;  // "user" directive (only when root); may be empty
+  // Edge cache: one rule per host (checked, no host twice); none = no cache in the config.
+  std::vector<EdgeCacheRule> cache_rules;
+  uint64_t cache_max_bytes = 1024ull * 1024 * 1024;  // edge.cache_max_size
 };
+
+// The distinct ttls of the rules: each has its own /_berth_cache/<ttl>/ location.
+std::vector<uint32_t> edgeCacheTtls(const EdgeLayout& layout);
 
 // The nginx.conf text. Contract with berthd:
 //  - every request is proxied to 127.0.0.1:backend_port with X-Berth-Request-Id, X-Real-IP,
@@ -39,6 +61,13 @@ struct EdgeLayout {
 //    the body itself is not passed;
 //  - X-Accel-Redirect targets: /_berth_file/<path below data_dir> (sendfile, Range, ETag)
 //    and /_berth_proxy/<port>/<path> (proxy to 127.0.0.1:<port>, streamed, upgrades);
+//  - /_berth_cache/<ttl>/<port>/<path>: as /_berth_proxy/, through the edge cache (one
+//    location per ttl of the rules; any other ttl is proxied uncached);
+//  - edge cache: the project server looks a GET/HEAD up in the cache before asking berthd
+//    (key "<rule key>|$host|$request_uri"); a HIT never reaches berthd. Requests with
+//    Authorization, Cookie or Upgrade, and hosts without a rule, bypass it; answers with
+//    Set-Cookie, Cache-Control no-store/no-cache/private or X-Accel-Redirect are not stored.
+//    x-berth-cache: HIT|MISS on app answers;
 //  - 413/502/504 are answered as JSON {"error": "..."};
 //  - the access log goes to access_log_socket (syslog) as one JSON object per line.
 std::string renderNginxConfig(const EdgeLayout& layout);

@@ -47,14 +47,26 @@ HttpResponse HttpResponse::file(const std::string& absolute_path, const std::str
   return r;
 }
 
-HttpResponse HttpResponse::proxy(int port, const std::string& raw_path_and_query) {
+namespace {
+HttpResponse accelRedirect(const std::string& location, const std::string& raw_path_and_query) {
   HttpResponse r;
   r.status = 200;
   r.content_type.clear();
   std::string target = raw_path_and_query.empty() ? "/" : raw_path_and_query;
   if (target[0] != '/') target = "/" + target;
-  r.headers.emplace_back("X-Accel-Redirect", "/_berth_proxy/" + std::to_string(port) + target);
+  r.headers.emplace_back("X-Accel-Redirect", location + target);
   return r;
+}
+}  // namespace
+
+HttpResponse HttpResponse::proxy(int port, const std::string& raw_path_and_query) {
+  return accelRedirect("/_berth_proxy/" + std::to_string(port), raw_path_and_query);
+}
+
+HttpResponse HttpResponse::proxyCached(int port, uint32_t ttl_seconds,
+                                       const std::string& raw_path_and_query) {
+  return accelRedirect("/_berth_cache/" + std::to_string(ttl_seconds) + "/" + std::to_string(port),
+                       raw_path_and_query);
 }
 
 std::string percentEncodePath(std::string_view path) {

@@ -1,6 +1,7 @@
 // The core's own request/response records: copied out of Pistache so that a handler may answer
 // later from another thread.
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -60,6 +61,9 @@ struct HttpResponse {
   static HttpResponse file(const std::string& absolute_path, const std::string& data_dir,
                            const std::string& content_type);
   static HttpResponse proxy(int port, const std::string& raw_path_and_query);
+  // As proxy, through the edge cache location of that ttl (see EdgeLayout's cache rules).
+  static HttpResponse proxyCached(int port, uint32_t ttl_seconds,
+                                  const std::string& raw_path_and_query);
 };
 
 // Answers a request exactly once, from any thread. Later calls are ignored.

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <optional>
 #include <set>
 
+#include "edge/nginx_config.hpp"
 #include "log/logging.hpp"
 #include "plugin/abi_views.hpp"
 #include "plugin/db_bridge.hpp"
@@ -244,6 +246,53 @@ int32_t setCustomHosts(berth_host* host, const berth_str* hosts, size_t count) n
   });
 }
 
+// One rule of the plugin's array; the array's stride is the plugin's struct size, so a plugin
+// built for a later minor (with a longer rule) is read correctly.
+EdgeCacheRule edgeCacheRuleAt(const berth_edge_cache_rule* rules, size_t index) {
+  const uint32_t stride = rules[0].struct_size;
+  if (stride < sizeof(berth_edge_cache_rule))
+    throw std::invalid_argument("berth_edge_cache_rule is smaller than ABI 1.1's");
+  const auto* rule = reinterpret_cast<const berth_edge_cache_rule*>(
+      reinterpret_cast<const char*>(rules) + index * stride);
+  if (rule->struct_size != stride)
+    throw std::invalid_argument("the edge cache rules differ in struct_size");
+  return EdgeCacheRule{copy(rule->host), copy(rule->key), rule->ttl_seconds};
+}
+
+int32_t setEdgeCache(berth_host* host, const berth_edge_cache_rule* rules, size_t count) noexcept {
+  return guardedCall(host, "set_edge_cache", [&] {
+    if (count > 0 && rules == nullptr) throw std::invalid_argument("count without rules");
+    std::vector<EdgeCacheRule> mine;
+    std::set<std::string> hosts;
+    for (size_t i = 0; i < count; ++i) {
+      EdgeCacheRule rule = checkedEdgeCacheRule(edgeCacheRuleAt(rules, i));
+      if (!hosts.insert(rule.host).second)
+        throw std::invalid_argument("edge cache host '" + rule.host + "' is given twice");
+      mine.push_back(std::move(rule));
+    }
+    PluginManager::Impl& manager = host->manager;
+    // Held through the callback so that the edge sees merges in the order they were made.
+    std::lock_guard lock(manager.edge_cache_mutex);
+    host->edge_cache_rules = std::move(mine);
+    std::vector<EdgeCacheRule> all;
+    std::map<std::string, std::string> owners;  // host -> plugin id
+    for (const LoadedPlugin& plugin : manager.plugins) {
+      for (const EdgeCacheRule& rule : plugin.host->edge_cache_rules) {
+        auto [owner, fresh] = owners.emplace(rule.host, plugin.host->id);
+        if (fresh) {
+          all.push_back(rule);
+        } else if (plugin.host.get() == host) {
+          logLine(*host->logger, spdlog::level::warn, "", "",
+                  "edge cache rule for " + rule.host + " ignored: plugin " + owner->second +
+                      " has one");
+        }
+      }
+    }
+    if (manager.parts.on_edge_cache) manager.parts.on_edge_cache(all);
+    return BERTH_OK;
+  });
+}
+
 berth_host_api makeTable() {
   berth_host_api api{};
   api.struct_size = sizeof(berth_host_api);
@@ -287,6 +336,7 @@ berth_host_api makeTable() {
   api.db_result_free = dbResultFree;
   api.job_stop_requested = jobStopRequested;
   api.set_custom_hosts = setCustomHosts;
+  api.set_edge_cache = setEdgeCache;
   return api;
 }
 

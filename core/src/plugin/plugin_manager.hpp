@@ -15,6 +15,7 @@
 #include "config/settings.hpp"
 #include "db/migrator.hpp"
 #include "db/pool.hpp"
+#include "edge/nginx_config.hpp"
 #include "http/router.hpp"
 
 namespace berth::core {
@@ -27,6 +28,9 @@ struct CoreParts {
   Accounts* accounts = nullptr;
   // Called when a plugin replaces its custom hosts; the argument is the union over plugins.
   std::function<void(const std::vector<std::string>&)> on_custom_hosts;
+  // Called when a plugin replaces its edge cache rules; the argument is the merge over plugins
+  // (one rule per host, the first plugin in load order wins).
+  std::function<void(const std::vector<EdgeCacheRule>&)> on_edge_cache;
 };
 
 struct JobDecl {

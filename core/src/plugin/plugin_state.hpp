@@ -45,6 +45,7 @@ struct berth_host {
   void* instance = nullptr;
   void (*destroy_instance)(void*) = nullptr;
   std::vector<std::string> custom_hosts;  // guarded by manager.custom_hosts_mutex
+  std::vector<berth::core::EdgeCacheRule> edge_cache_rules;  // guarded by edge_cache_mutex
 
   void report(std::string message);
   std::string takeReported();
@@ -77,6 +78,7 @@ struct PluginManager::Impl {
   InstallerRegistry installers;
 
   std::mutex custom_hosts_mutex;
+  std::mutex edge_cache_mutex;
 
  private:
   std::mutex interned_mutex_;

@@ -1,11 +1,14 @@
 // toHttpResponse: a plugin's berth_response becomes the core's HttpResponse. Anything malformed
 // answers 500 with a log line instead of reaching the client.
+#include <cctype>
 #include <charconv>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
+#include "edge/edge_cache.hpp"
 #include "log/logging.hpp"
 #include "plugin/abi_views.hpp"
 #include "plugin/plugin_manager.hpp"
@@ -36,11 +39,44 @@ bool hasLineBreak(std::string_view text) {
   return text.find_first_of("\r\n") != text.npos;
 }
 
+bool isCacheTtlHeader(std::string_view name) {
+  constexpr std::string_view reserved = "x-berth-cache-ttl";
+  if (name.size() != reserved.size()) return false;
+  for (size_t i = 0; i < name.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(name[i])) != reserved[i]) return false;
+  return true;
+}
+
+// The ttl a PROXY answer asks the edge cache for (Responder::proxyCached), if any.
+std::optional<uint32_t> requestedCacheTtl(const berth_response& response) {
+  if (response.headers == nullptr) return std::nullopt;
+  for (size_t i = 0; i < response.header_count; ++i) {
+    if (!isCacheTtlHeader(view(response.headers[i].name))) continue;
+    std::string_view text = view(response.headers[i].value);
+    uint32_t ttl = 0;
+    auto [stop, error] = std::from_chars(text.data(), text.data() + text.size(), ttl);
+    if (text.empty() || error != std::errc() || stop != text.data() + text.size())
+      return std::nullopt;
+    return ttl;
+  }
+  return std::nullopt;
+}
+
+// Only a GET or HEAD of project traffic can be answered from the edge cache, and only through
+// a cache location the loaded nginx config has; anything else is proxied uncached.
+bool mayUseEdgeCache(const HttpRequest& request, uint32_t ttl) {
+  if (!request.project_traffic || (request.method != "GET" && request.method != "HEAD"))
+    return false;
+  if (request.header("upgrade") != nullptr) return false;  // websockets are never cached
+  return edgeCacheHasTtl(ttl);
+}
+
 void appendHeaders(const berth_response& response, HttpResponse& http) {
   if (response.header_count > 0 && response.headers == nullptr)
     throw BadResponse("header_count without headers");
   for (size_t i = 0; i < response.header_count; ++i) {
     const berth_header& header = response.headers[i];
+    if (isCacheTtlHeader(view(header.name))) continue;  // for the core, not the client
     if (view(header.name).empty() || hasLineBreak(view(header.name)) ||
         hasLineBreak(view(header.value)))
       throw BadResponse("a malformed header name or value");
@@ -103,8 +139,11 @@ HttpResponse convert(const berth_response& response, const HttpRequest& request,
     }
     case BERTH_RESPONSE_PROXY: {
       const int port = proxyPort(view(response.body));
-      http = HttpResponse::proxy(
-          port, request.query.empty() ? request.raw_path : request.raw_path + "?" + request.query);
+      const std::string target =
+          request.query.empty() ? request.raw_path : request.raw_path + "?" + request.query;
+      std::optional<uint32_t> ttl = requestedCacheTtl(response);
+      http = ttl && mayUseEdgeCache(request, *ttl) ? HttpResponse::proxyCached(port, *ttl, target)
+                                                   : HttpResponse::proxy(port, target);
       break;
     }
     default:

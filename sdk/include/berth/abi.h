@@ -31,7 +31,7 @@ extern "C" {
 #endif
 
 #define BERTH_ABI_MAJOR 1u
-#define BERTH_ABI_MINOR 0u
+#define BERTH_ABI_MINOR 1u
 #define BERTH_EXPORT __attribute__((visibility("default")))
 
 /** A borrowed byte view. ptr == NULL means "absent" (for example a missing header, SQL NULL). */
@@ -245,6 +245,18 @@ enum berth_role { BERTH_ROLE_MEMBER = 0, BERTH_ROLE_ADMIN = 1, BERTH_ROLE_OWNER 
 
 typedef void (*berth_account_visit_fn)(void* ctx, const berth_account* account);
 
+/** An edge cache rule (ABI 1.1): GET/HEAD answers for `host` that the plugin answers with a
+ *  cached proxy (header X-Berth-Cache-Ttl on a PROXY answer) are kept by the edge. `key` is an
+ *  opaque token in the cache key ([A-Za-z0-9._-]{1,100}): a new key is a fresh cache (a purge).
+ *  `ttl_seconds` is how long an answer is kept when it says nothing itself (Cache-Control
+ *  max-age/s-maxage, Expires); 0 keeps only answers that say how long. At most 1 year. */
+typedef struct berth_edge_cache_rule {
+  uint32_t struct_size;
+  berth_str host; /* a plain DNS name, as in set_custom_hosts */
+  berth_str key;
+  uint32_t ttl_seconds;
+} berth_edge_cache_rule;
+
 enum berth_db_status { BERTH_DB_OK = 0, BERTH_DB_SQL_ERROR = 1, BERTH_DB_UNAVAILABLE = 2 };
 
 /* ---- what the core offers --------------------------------------------------------------- */
@@ -322,6 +334,14 @@ typedef struct berth_host_api {
   /* The edge: hosts outside apps_domain that are project traffic (verified custom domains).
    * Replaces the plugin's previous list; the core reloads the edge. */
   int32_t (*set_custom_hosts)(berth_host*, const berth_str* hosts, size_t count);
+
+  /* ---- ABI 1.1 ---- (check struct_size before calling what follows) */
+
+  /* The edge cache: replaces the plugin's whole rule set (count 0 clears it); the core
+   * reloads the edge. `rules` points at `count` rules, each rules[0].struct_size bytes apart.
+   * A bad rule (host, key, ttl, a host twice) fails the whole call, changing nothing; the
+   * reason goes to the core's log. */
+  int32_t (*set_edge_cache)(berth_host*, const berth_edge_cache_rule* rules, size_t count);
 } berth_host_api;
 
 /* ---- what every plugin exports ---------------------------------------------------------- */

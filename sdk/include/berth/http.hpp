@@ -260,6 +260,21 @@ class Responder {
     send(BERTH_RESPONSE_PROXY, 200, {}, std::to_string(port), headers, {});
   }
 
+  /** As proxy(), but the edge may keep the answer in its cache and give it to later GET/HEAD
+   *  requests for the same host, path and query without asking the plugin or the app; see
+   *  Services::setEdgeCache, whose rule for the request's host turns the cache on (and whose
+   *  ttl should equal ttl_seconds: the lifetime of answers that do not say their own).
+   *  Without a rule, for other methods, or before the edge has loaded a rule with this ttl,
+   *  it is a plain proxy() answer: never an error. The core consumes the reserved header
+   *  X-Berth-Cache-Ttl that carries the ttl. */
+  void proxyCached(int port, uint32_t ttl_seconds, const Headers& headers = {}) {
+    Headers with_ttl;
+    with_ttl.reserve(headers.size() + 1);
+    with_ttl.emplace_back("X-Berth-Cache-Ttl", std::to_string(ttl_seconds));
+    for (const auto& header : headers) with_ttl.push_back(header);
+    send(BERTH_RESPONSE_PROXY, 200, {}, std::to_string(port), with_ttl, {});
+  }
+
   /** True once any copy has answered. */
   bool answered() const noexcept { return !state_ || state_->answered(); }
 

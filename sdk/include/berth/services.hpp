@@ -15,6 +15,7 @@
 #include <berth/installer.hpp>
 #include <berth/logger.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -26,6 +27,52 @@ namespace berth {
 namespace detail {
 struct PluginAccess;
 }
+
+/** One host whose answers the edge may cache (see Services::setEdgeCache). */
+struct EdgeCacheRule {
+  std::string host;          ///< a plain DNS name (letters, digits, '-', '.')
+  std::string key;           ///< [A-Za-z0-9._-]{1,100}; a new key starts a fresh cache (a purge)
+  uint32_t ttl_seconds = 0;  ///< lifetime of answers that do not say; 0: only those that do
+};
+
+namespace detail {
+/** Why the core would refuse a rule, in its words; empty when it would not. The core checks
+ *  again: this only gives the plugin a clear message without reading the core's log. */
+inline std::string edgeCacheRuleProblem(const EdgeCacheRule& rule) {
+  const std::string& h = rule.host;
+  bool host_ok = !h.empty() && h.size() <= 253 && h.front() != '.' && h.front() != '-' &&
+                 h.find("..") == std::string::npos;
+  for (char c : h)
+    host_ok = host_ok && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                          (c >= '0' && c <= '9') || c == '-' || c == '.');
+  if (!host_ok) return "edge cache host is not a valid host name: '" + h + "'";
+  bool key_ok = !rule.key.empty() && rule.key.size() <= 100;
+  for (char c : rule.key)
+    key_ok = key_ok && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                        (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-');
+  if (!key_ok)
+    return "edge cache key for '" + h + "' must be 1 to 100 of A-Z a-z 0-9 . _ -: '" + rule.key +
+           "'";
+  if (rule.ttl_seconds > 365u * 24 * 3600)
+    return "edge cache ttl for '" + h + "' is " + std::to_string(rule.ttl_seconds) +
+           " s, above the limit of 31536000 s (1 year)";
+  return {};
+}
+
+/** Host names compare without case and without a final '.'. */
+inline bool sameHost(std::string_view a, std::string_view b) {
+  if (!a.empty() && a.back() == '.') a.remove_suffix(1);
+  if (!b.empty() && b.back() == '.') b.remove_suffix(1);
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
+}
+}  // namespace detail
 
 class Services {
  public:
@@ -126,6 +173,41 @@ class Services {
     if (api()->set_custom_hosts(host_.host, raw.empty() ? nullptr : raw.data(), raw.size()) !=
         BERTH_OK)
       throw Error(500, "the edge did not take the custom hosts");
+  }
+
+  /** Replaces this plugin's edge cache rules (an empty list clears them); the core reloads
+   *  the edge. A host with a rule has its GET/HEAD answers given with
+   *  Responder::proxyCached() kept by the edge, keyed by rule key, host, path and query:
+   *  a repeat is answered by nginx without asking berthd or the app (x-berth-cache: HIT).
+   *  Never cached: requests with Authorization or a cookie, answers that set a cookie or say
+   *  Cache-Control no-store, no-cache or private. The answer's own max-age/s-maxage/Expires
+   *  win over ttl_seconds.
+   *  @throw Error 500 naming the bad rule (host, key, ttl above 1 year, a host twice), or
+   *  when the core did not take the rules; nothing changes then. */
+  void setEdgeCache(const std::vector<EdgeCacheRule>& rules) const {
+    const berth_host_api* table = api();
+    if (table->struct_size < offsetof(berth_host_api, set_edge_cache) + sizeof(void*) ||
+        table->set_edge_cache == nullptr)
+      throw Error(500, "this berthd has no edge cache (it needs Berth ABI 1.1)");
+    std::vector<berth_edge_cache_rule> raw;
+    raw.reserve(rules.size());
+    for (size_t i = 0; i < rules.size(); ++i) {
+      const EdgeCacheRule& rule = rules[i];
+      std::string problem = detail::edgeCacheRuleProblem(rule);
+      for (size_t j = 0; problem.empty() && j < i; ++j)
+        if (detail::sameHost(rules[j].host, rule.host))
+          problem = "edge cache host '" + rule.host + "' is given twice";
+      if (!problem.empty()) throw Error(500, problem);
+      berth_edge_cache_rule entry{};
+      entry.struct_size = sizeof(berth_edge_cache_rule);
+      entry.host = detail::toStr(rule.host);
+      entry.key = detail::toStr(rule.key);
+      entry.ttl_seconds = rule.ttl_seconds;
+      raw.push_back(entry);
+    }
+    if (table->set_edge_cache(host_.host, raw.empty() ? nullptr : raw.data(), raw.size()) !=
+        BERTH_OK)
+      throw Error(500, "the edge did not take the edge cache rules");
   }
 
   /** Every installer that loaded plugins declared, installable or not. */

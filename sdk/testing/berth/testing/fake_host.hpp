@@ -436,6 +436,11 @@ class FakeHost {
     std::lock_guard<std::mutex> lock(mutex_);
     return customHosts_;
   }
+  /** The rules the plugin last gave Services::setEdgeCache. */
+  std::vector<EdgeCacheRule> edgeCacheRules() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return edgeCacheRules_;
+  }
 
  private:
   struct Incoming {
@@ -976,6 +981,19 @@ class FakeHost {
       for (size_t i = 0; i < count; ++i) host.customHosts_.push_back(copy(hosts[i]));
       return BERTH_OK;
     };
+    api_.set_edge_cache = [](berth_host* h, const berth_edge_cache_rule* rules,
+                             size_t count) -> int32_t {
+      FakeHost& host = self(h);
+      std::vector<EdgeCacheRule> taken;
+      for (size_t i = 0; i < count; ++i) {
+        EdgeCacheRule rule{copy(rules[i].host), copy(rules[i].key), rules[i].ttl_seconds};
+        if (!detail::edgeCacheRuleProblem(rule).empty()) return BERTH_ERR;  // as the core does
+        taken.push_back(std::move(rule));
+      }
+      std::lock_guard<std::mutex> lock(host.mutex_);
+      host.edgeCacheRules_ = std::move(taken);
+      return BERTH_OK;
+    };
   }
 
   static void visitAccount(const Account& account, Role role, berth_account_visit_fn visit,
@@ -1019,6 +1037,7 @@ class FakeHost {
   std::map<std::string, std::optional<int64_t>> planLimits_;
   std::map<std::string, std::string> coreSettings_;
   std::vector<std::string> customHosts_;
+  std::vector<EdgeCacheRule> edgeCacheRules_;
   DbHandler db_;
   std::vector<FakeDbCall> dbCalls_;
   std::atomic<int> openResults_{0};
