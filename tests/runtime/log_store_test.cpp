@@ -137,13 +137,13 @@ TEST_F(LogTable, UnknownKindIsRefusedByTheTable) {
 
 TEST_F(LogTable, OneLiveAndOneBuildingReleasePerProject) {
   Result a =
-      run("INSERT INTO runtime_releases (id, project_id, status, region) "
-          "VALUES ('r1', 'p1', 'building', 'us-central')",
+      run("INSERT INTO runtime_releases (id, project_id, project, account_id, status, region) "
+          "VALUES ('r1', 'p1', 'one', 'a1', 'building', 'us-central')",
           {});
   ASSERT_EQ(PQresultStatus(a.get()), PGRES_COMMAND_OK) << PQerrorMessage(conn_.get());
   Result b =
-      run("INSERT INTO runtime_releases (id, project_id, status, region) "
-          "VALUES ('r2', 'p1', 'building', 'us-central')",
+      run("INSERT INTO runtime_releases (id, project_id, project, account_id, status, region) "
+          "VALUES ('r2', 'p1', 'one', 'a1', 'building', 'us-central')",
           {});
   EXPECT_EQ(PQresultStatus(b.get()), PGRES_FATAL_ERROR) << "a second build of one project";
   EXPECT_STREQ(PQresultErrorField(b.get(), PG_DIAG_SQLSTATE), "23505");
