@@ -288,8 +288,11 @@ std::string findPgBinDir(const std::string& configured) {
       "/usr/lib/postgresql/*/bin): install the PostgreSQL server or set database.pg_bin_dir");
 }
 
-EmbeddedPostgres::EmbeddedPostgres(std::string dir, DatabaseSettings settings)
-    : dir_(fs::absolute(dir).lexically_normal().string()), settings_(std::move(settings)) {
+EmbeddedPostgres::EmbeddedPostgres(std::string dir, DatabaseSettings settings,
+                                   std::string server_options)
+    : dir_(fs::absolute(dir).lexically_normal().string()),
+      settings_(std::move(settings)),
+      server_options_(std::move(server_options)) {
   if (!dir_.empty() && dir_.size() > 1 && dir_.back() == '/') dir_.pop_back();
 }
 
@@ -366,7 +369,8 @@ std::string EmbeddedPostgres::start() {
   if (!status.status.ok()) {
     const std::string options = "-c listen_addresses=127.0.0.1 -p " + std::to_string(port_) +
                                 " -c unix_socket_directories=" + shellQuoted(dir_) +
-                                " -c max_connections=200";
+                                " -c max_connections=200" +
+                                (server_options_.empty() ? "" : " " + server_options_);
     RunResult started =
         runCommand(with(pg_ctl, {"-l", log.string(), "-w", "-t", "60", "-o", options, "start"}),
                    as_cluster_user, std::chrono::seconds(90));

@@ -10,7 +10,9 @@ namespace berth::core {
 class EmbeddedPostgres {
  public:
   // dir: the cluster directory (data_dir/pg). Nothing starts until start().
-  EmbeddedPostgres(std::string dir, DatabaseSettings settings);
+  // server_options: more "-c name=value" words for the postmaster (the tests' throwaway
+  // clusters turn fsync off).
+  EmbeddedPostgres(std::string dir, DatabaseSettings settings, std::string server_options = "");
   ~EmbeddedPostgres();  // stops the cluster if running
 
   // initdb on first use (as an unprivileged user when we are root), then pg_ctl start with a
@@ -27,6 +29,7 @@ class EmbeddedPostgres {
   DatabaseSettings settings_;
   std::string url_;
   int port_ = 0;
+  std::string server_options_;
   bool started_here_ = false;  // this process started the cluster, so it stops it
 };
 

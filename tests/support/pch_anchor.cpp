@@ -1,0 +1,1 @@
+// The one source of berth_test_pch, the target whose precompiled header every test reuses.
