@@ -228,7 +228,8 @@ void ReleasesPart::deleteBlob(const std::string& project_id, const std::string& 
         "storage.blobs.v1", "delete",
         {{"project_id", project_id}, {"space", kReleaseSpace}, {"key", release_id}});
   } catch (const std::exception& e) {
-    ctx_.logger().warn("release " + release_id + ": blob not removed: " + e.what());
+    ctx_.logger().warn("project " + project_id + ", release " + release_id +
+                       ": blob not removed: " + e.what());
   }
 }
 

@@ -251,7 +251,7 @@ std::vector<std::pair<std::string, std::string>> ReleaseStore::failInterrupted(
       "ELSE 'the build did not finish in time on ' || build_node || "
       "' (that berthd may have stopped); upload it again' END "
       "WHERE status = 'building' AND ((build_node = $1 AND build_boot <> $2) OR "
-      "created_at < extract(epoch FROM now())::bigint - $3::bigint) "
+      "(build_node <> $1 AND created_at < extract(epoch FROM now())::bigint - $3::bigint)) "
       "RETURNING project_id, id",
       node, boot, stale_after);
   std::vector<std::pair<std::string, std::string>> out;

@@ -99,8 +99,9 @@ class ReleaseStore {
                                           int limit) const;
   // The live release of each project (one query); projects without one are absent.
   std::map<std::string, ReleaseRecord> liveOf(const std::vector<std::string>& project_ids) const;
-  // Building releases of this node left by an earlier berthd (another boot id), and building
-  // releases of any node older than `stale_after` seconds, become failed with `error`.
+  // Building releases of this node left by an earlier berthd (another boot id), and those of
+  // other nodes older than `stale_after` seconds (this node's own builds of this boot are
+  // alive, even when queued long), become failed with `error`.
   // Returns {project_id, release_id} of each.
   std::vector<std::pair<std::string, std::string>> failInterrupted(const std::string& node,
                                                                    const std::string& boot,
