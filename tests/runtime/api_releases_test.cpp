@@ -290,6 +290,12 @@ TEST_F(ApiReleases, ConflictsWhileBuildingThenPromoteAndPruning) {
   EXPECT_EQ(release(name, r1)["status"], "ready");
 
   std::string gate = *gate_dir + "/open-" + name;
+  // Opens the gate however the test ends, so a failed assertion cannot leave the build (and
+  // berthd's shutdown, which waits for it) hanging.
+  struct GateOpener {
+    std::string path;
+    ~GateOpener() { std::ofstream(path) << "go\n"; }
+  } opener{gate};
   json package = {{"name", "gated"},
                   {"version", "1.0.0"},
                   {"dependencies", {{"localdep", "file:./localdep"}}},
