@@ -10,20 +10,15 @@
 #include <utility>
 #include <vector>
 
+#include <berth/start_commands.hpp>
+
 namespace berth::runtime {
 
-// The same rule the projects plugin applies to PATCH cmd (plugins/projects/src/commands.*),
-// reimplemented because plugins share no sources: one line; none of | & ; < > ` ( ) quotes *;
-// no leading NAME=value. nullopt when acceptable.
-std::optional<std::string> commandProblem(std::string_view cmd);
-
-// The Project/Release `runtime` of a command, from its first word (basename): Node, Static,
-// Python, Ruby, Go, PHP, Java, Rust; nullopt when not recognised. Same table as the projects
-// plugin's guessRuntime.
-std::optional<std::string> runtimeOfCommand(std::string_view cmd);
-
-// Words separated by spaces or tabs (commandProblem has refused quotes, so nothing groups).
-std::vector<std::string> splitCommand(std::string_view cmd);
+// The shell rule, the runtime table and the word split are the SDK's, shared with the projects
+// plugin so the two cannot drift apart.
+using berth::commandProblem;
+using berth::runtimeOfCommand;
+using berth::splitCommand;
 
 enum class StartKind {
   Static,   // files served by the edge, no process
