@@ -8,8 +8,11 @@
 #include "static_site.hpp"
 
 #include <gtest/gtest.h>
+
 #include <sys/stat.h>
 #include <unistd.h>
+#include <atomic>
+#include <thread>
 
 #include <pwd.h>
 #include <cstdlib>
@@ -406,6 +409,38 @@ TEST_F(ReleaseBuild, StepOverItsTimeLimitIsStopped) {
   ASSERT_FALSE(run.ok);
   EXPECT_EQ(run.error, "the build step node hang.js took longer than 1500 ms and was stopped");
   EXPECT_EQ(run.log, "waiting\n");
+}
+
+TEST_F(ReleaseBuild, StepIsStoppedWhenBerthdStops) {
+  // The step marks that it runs, then waits forever; the flag is set once the mark exists.
+  script("forever.js",
+         "require('fs').writeFileSync('running', 'yes'); console.log('running');"
+         " setInterval(() => {}, 1000);");
+  std::atomic<bool> stopping{false};
+  BuildLimits limits;
+  limits.timeout = std::chrono::seconds(60);
+  limits.cancel = &stopping;
+  std::thread stopper([&] {
+    for (int i = 0; i < 3000 && !std::filesystem::exists(work_ / "running"); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    stopping = true;
+  });
+  auto run =
+      runBuildCommand({"node", "forever.js"}, work_.string(), buildEnv(), buildUser(), limits);
+  stopper.join();
+  ASSERT_FALSE(run.ok);
+  EXPECT_EQ(run.error, "the build step node forever.js was stopped because berthd is stopping");
+}
+
+TEST_F(ReleaseBuild, StepIsNotStartedLongWhenBerthdIsStoppingAlready) {
+  script("hang.js", "setInterval(() => {}, 1000);");
+  std::atomic<bool> stopping{true};
+  BuildLimits limits;
+  limits.timeout = std::chrono::seconds(60);
+  limits.cancel = &stopping;
+  auto run = runBuildCommand({"node", "hang.js"}, work_.string(), buildEnv(), buildUser(), limits);
+  ASSERT_FALSE(run.ok);
+  EXPECT_EQ(run.error, "the build step node hang.js was stopped because berthd is stopping");
 }
 
 TEST_F(ReleaseBuild, LogKeepsTheEndOfLongOutput) {

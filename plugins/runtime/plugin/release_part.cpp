@@ -86,6 +86,7 @@ void ReleasesPart::build(const BuildJob& job) {
       input.unpack.max_bytes = ctx_.config.max_release_bytes;
       input.unpack.max_entries = ctx_.config.max_release_files;
       input.build.timeout = ctx_.config.build_timeout;
+      input.build.cancel = &stopping_;
       input.run_as = ctx_.config.run_as;
       nlohmann::json secrets = ctx_.services->call("projects.directory.v1", "secrets",
                                                    {{"id", job.project_id}, {"scope", "build"}});
@@ -211,6 +212,7 @@ void ReleasesPart::removeProject(const std::string& project_id, const std::strin
 }
 
 void ReleasesPart::stop() {
+  stopping_ = true;
   for (const auto& job : worker_.stop()) {
     try {
       ctx_.releases->finishFailed(

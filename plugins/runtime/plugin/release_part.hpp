@@ -4,6 +4,7 @@
 #pragma once
 #include <berth/plugin.hpp>
 
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <string>
@@ -36,7 +37,8 @@ class ReleasesPart {
   void watch();
   // project.deleting / project.deleted: rows, folders and blobs of the project's releases.
   void removeProject(const std::string& project_id, const std::string& name);
-  // Stops the workers; builds never started become failed.
+  // Stops the workers: a running build step is stopped (its release fails), builds never
+  // started become failed.
   void stop();
 
   void platformLog(const std::string& project_id, std::string message);
@@ -47,6 +49,7 @@ class ReleasesPart {
   void removeFolder(const std::string& project_id, const std::string& release_id);
 
   Context& ctx_;
+  std::atomic<bool> stopping_{false};  // stops a running build step at shutdown
   BuildWorker worker_;
   std::once_flag identity_once_;
   std::string node_, boot_;

@@ -51,8 +51,16 @@ CommandRun runBuildCommand(const std::vector<std::string>& argv, const std::stri
   const auto deadline = Clock::now() + limits.timeout;
   bool cut = false;
   bool timed_out = false;
+  bool cancelled = false;
+  const auto cancelRequested = [&] {
+    return limits.cancel != nullptr && limits.cancel->load(std::memory_order_relaxed);
+  };
   char buffer[8192];
   for (;;) {
+    if (cancelRequested()) {
+      cancelled = true;
+      break;
+    }
     const auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
     if (left.count() <= 0) {
       timed_out = true;
@@ -61,7 +69,7 @@ CommandRun runBuildCommand(const std::vector<std::string>& argv, const std::stri
     struct pollfd p {
       child.output_fd, POLLIN, 0
     };
-    const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), 1000)));
+    const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), 200)));
     if (ready < 0 && errno == EINTR) continue;
     if (ready == 0) continue;
     const ssize_t got = ::read(child.output_fd, buffer, sizeof buffer);
@@ -72,7 +80,11 @@ CommandRun runBuildCommand(const std::vector<std::string>& argv, const std::stri
   }
   ::close(child.output_fd);
   // Its output ended; it may still be finishing (closing stdout is not exiting).
-  while (!timed_out) {
+  while (!timed_out && !cancelled) {
+    if (cancelRequested()) {
+      cancelled = true;
+      break;
+    }
     siginfo_t info{};
     if (::waitid(P_PID, static_cast<id_t>(child.pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0 ||
         info.si_pid == child.pid)
@@ -85,6 +97,10 @@ CommandRun runBuildCommand(const std::vector<std::string>& argv, const std::stri
   // SIGTERM reaches an exited leader's group only as leftovers; the status is the leader's.
   const ChildExit exit = stopChild(child.pid, milliseconds(2000));
   if (cut) run.log = "(earlier output cut)\n" + run.log;
+  if (cancelled) {
+    run.error = "the build step " + joined(argv) + " was stopped because berthd is stopping";
+    return run;
+  }
   if (timed_out) {
     run.error = "the build step " + joined(argv) + " took longer than " + duration(limits.timeout) +
                 " and was stopped";

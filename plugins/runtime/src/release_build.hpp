@@ -3,6 +3,7 @@
 // step (npm ci ...) with a time limit, keeping its output as the build log. Runs on a worker
 // thread of the plugin; the Release row says `building` meanwhile.
 #pragma once
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -19,6 +20,9 @@ namespace berth::runtime {
 struct BuildLimits {
   std::chrono::milliseconds timeout{std::chrono::minutes(10)};
   std::size_t max_log_bytes = 256 * 1024;  // the end of the output is kept
+  // Set (by berthd stopping) to stop the build step early: error "the build step <cmd> was
+  // stopped because berthd is stopping". Checked at least every 200 ms.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct CommandRun {
