@@ -88,6 +88,18 @@ void EdgeCache::refresh() {
     std::lock_guard lock(mutex_);
     for (const auto& [id, rules] : projects_) ids.push_back(id);
   }
+  refreshProjects(ids);
+}
+
+void EdgeCache::settingsChanged(const std::string& project_id) {
+  {
+    std::lock_guard lock(mutex_);
+    if (!projects_.contains(project_id)) return;
+  }
+  refreshProjects({project_id});
+}
+
+void EdgeCache::refreshProjects(const std::vector<std::string>& ids) {
   if (ids.empty()) return;
   std::map<std::string, std::int64_t> epochs;
   auto r =

@@ -53,6 +53,8 @@ class EdgeCache {
   void forget(const std::string& project_id);  // deleted: its rules and its epoch row
   // Re-reads the settings and epochs of the projects with rules; pushes when one changed.
   void refresh();
+  // project.updated (a PATCH): the project's cache_enabled and cache_ttl, now.
+  void settingsChanged(const std::string& project_id);
 
   std::vector<CacheRule> rules() const;
 
@@ -64,6 +66,7 @@ class EdgeCache {
     std::int64_t epoch = 0;
   };
   std::int64_t readEpoch(const std::string& project_id) const;
+  void refreshProjects(const std::vector<std::string>& ids);
   void push();
 
   const Context& context_;

@@ -1,5 +1,7 @@
 #include "gateway.hpp"
 
+#include <set>
+
 #include "gateway_app_spec.hpp"
 #include "parts.hpp"
 #include "static_site.hpp"
@@ -12,11 +14,28 @@ using berth::Error;
 using berth::Request;
 using berth::Responder;
 
-// The SDK's edge cache (Services::setEdgeCache, Responder::proxyCached) is not there yet:
-// until it is, no rule is pushed and every app answer is a plain proxy.
-constexpr bool kEdgeCacheAvailable = false;
-
-void publishRules(const Context&, const std::vector<CacheRule>&) {}
+// Pushes the whole rule set to the edge (the core reloads nginx). A rule the core would refuse
+// is left out and logged, so one odd custom host cannot take the others' cache away.
+void publishRules(const Context& context, const std::vector<CacheRule>& rules) {
+  std::vector<berth::EdgeCacheRule> edge;
+  std::set<std::string> hosts;
+  for (const auto& rule : rules) {
+    berth::EdgeCacheRule candidate{rule.host, rule.key, rule.ttl_seconds};
+    std::string problem = berth::detail::edgeCacheRuleProblem(candidate);
+    if (problem.empty() && !hosts.insert(rule.host).second)
+      problem = "edge cache host '" + rule.host + "' is given twice";
+    if (!problem.empty()) {
+      context.logger().warn("edge cache rule left out: " + problem);
+      continue;
+    }
+    edge.push_back(std::move(candidate));
+  }
+  try {
+    context.services->setEdgeCache(edge);
+  } catch (const std::exception& e) {
+    context.logger().error(std::string("the edge did not take the cache rules: ") + e.what());
+  }
+}
 
 }  // namespace
 
@@ -33,9 +52,13 @@ Gateway::Gateway(Context& context)
 
 void Gateway::handle(const Request& request, Responder& responder) {
   HostedProject project = routing_.byHost(request.host());
-  if (auto schedule = request.header("x-berth-schedule");
-      schedule && isLoopbackAddress(request.peer()))
-    schedules_.remember(request.id(), *schedule);
+  // What the access log cannot tell: the method of a request nginx passed on through an
+  // internal redirect (it logs GET), and the schedule that made it.
+  std::optional<std::string> schedule = request.header("x-berth-schedule");
+  if (schedule && !isLoopbackAddress(request.peer())) schedule.reset();
+  std::string method = request.method();
+  if (schedule || method != "GET")
+    notes_.remember(request.id(), RequestNote{method == "GET" ? "" : method, schedule});
   std::shared_ptr<const ReleaseRecord> release = routing_.live(project.id);
   if (!release) throw Error::notFound(project.name + " has no live release yet");
   switch (release->kind) {
@@ -68,15 +91,21 @@ void Gateway::serveStatic(const HostedProject& project, const ReleaseRecord& rel
 void Gateway::serveApp(const HostedProject& project, const ReleaseRecord& release,
                        const Request& request, Responder& responder) {
   std::shared_ptr<const AppSpec> spec = specFor(project, release);
-  const bool cacheable = kEdgeCacheAvailable && EdgeCache::cacheableRequest(project, request);
+  const bool cacheable = EdgeCache::cacheableRequest(project, request);
   if (cacheable) cache_.served(project, request.host(), release.id);
   auto exchange = berth::Exchange::make(request, responder);
   // Kept apart from the request: it is unusable once answered.
   auto logger = context_.logger().withProject(project.name);
   std::string request_id = request.id();
+  const std::uint32_t ttl = project.cache_ttl;
   context_.apps->start(
-      project.id, *spec, [exchange, logger, request_id](const StartOutcome& outcome) {
+      project.id, *spec,
+      [exchange, logger, request_id, cacheable, ttl](const StartOutcome& outcome) {
         try {
+          if (outcome.ready && cacheable) {
+            exchange->responder.proxyCached(outcome.port, ttl);
+            return;
+          }
           if (outcome.ready) {
             exchange->responder.proxy(outcome.port);
             return;
@@ -141,6 +170,13 @@ void Gateway::deleting(const nlohmann::json& payload) {
   cache_.forget(project_id);
 }
 
+void Gateway::updated(const nlohmann::json& payload) {
+  const std::string project_id = payload.value("id", "");
+  if (project_id.empty()) return;
+  routing_.forgetProject(project_id);  // its hosts carry cache_enabled and cache_ttl
+  cache_.settingsChanged(project_id);
+}
+
 void Gateway::access(const nlohmann::json& payload) {
   if (payload.value("edge", "") != "project") return;
   const std::string host = payload.value("host", "");
@@ -152,8 +188,8 @@ void Gateway::access(const nlohmann::json& payload) {
       return;  // no project there (a 404 of the gateway): nothing to log it in
     }
   }
-  std::optional<std::string> schedule = schedules_.take(payload.value("request_id", ""));
-  context_.logs.add(project->id, requestLogEntry(payload, schedule));
+  std::optional<RequestNote> note = notes_.take(payload.value("request_id", ""));
+  context_.logs.add(project->id, requestLogEntry(payload, note));
 }
 
 void registerGateway(berth::Registrar& r, Context& context) {
@@ -174,6 +210,7 @@ void registerGateway(berth::Registrar& r, Context& context) {
   r.hook("project.secret_changed",
          [g](const nlohmann::json& payload) { g->secretChanged(payload); });
   r.hook("project.deleting", [g](const nlohmann::json& payload) { g->deleting(payload); });
+  r.hook("project.updated", [g](const nlohmann::json& payload) { g->updated(payload); });
   r.hook("edge.access", [g](const nlohmann::json& payload) { g->access(payload); });
 
   // Scale to zero: apps without a request for idle_stop_seconds are stopped.

@@ -29,6 +29,7 @@ class Gateway {
   void secretChanged(const nlohmann::json& payload);  // project.secret_changed
   void deleting(const nlohmann::json& payload);       // project.deleting
   void access(const nlohmann::json& payload);         // edge.access
+  void updated(const nlohmann::json& payload);        // project.updated (a PATCH)
   void purgeCache(const std::string& project_id) { cache_.purge(project_id); }
   void refreshCache() { cache_.refresh(); }
 
@@ -46,7 +47,7 @@ class Gateway {
   Context& context_;
   ProjectRouting routing_;
   EdgeCache cache_;
-  ScheduleRequests schedules_;
+  RequestNotes notes_;
   std::mutex specs_mutex_;
   std::unordered_map<std::string, std::shared_ptr<const AppSpec>> specs_;  // by project id
 };

@@ -4,30 +4,30 @@
 
 namespace berth::runtime {
 
-void ScheduleRequests::remember(const std::string& request_id, const std::string& schedule_id) {
+void RequestNotes::remember(const std::string& request_id, RequestNote note) {
   std::lock_guard lock(mutex_);
-  if (!schedules_.emplace(request_id, schedule_id).second) return;
+  if (!notes_.emplace(request_id, std::move(note)).second) return;
   order_.push_back(request_id);
   while (order_.size() > kMaxRemembered) {
-    schedules_.erase(order_.front());
+    notes_.erase(order_.front());
     order_.pop_front();
   }
 }
 
-std::optional<std::string> ScheduleRequests::take(const std::string& request_id) {
+std::optional<RequestNote> RequestNotes::take(const std::string& request_id) {
   std::lock_guard lock(mutex_);
-  auto found = schedules_.find(request_id);
-  if (found == schedules_.end()) return std::nullopt;
-  std::string schedule = std::move(found->second);
-  schedules_.erase(found);  // its id stays in order_ and is skipped when it comes up
-  return schedule;
+  auto found = notes_.find(request_id);
+  if (found == notes_.end()) return std::nullopt;
+  RequestNote note = std::move(found->second);
+  notes_.erase(found);  // its id stays in order_ and is skipped when it comes up
+  return note;
 }
 
 bool isLoopbackAddress(const std::string& address) {
   return address == "127.0.0.1" || address == "::1";
 }
 
-LogEntry requestLogEntry(const nlohmann::json& access, const std::optional<std::string>& schedule) {
+LogEntry requestLogEntry(const nlohmann::json& access, const std::optional<RequestNote>& note) {
   LogEntry entry;
   entry.at = access.value("at", std::int64_t{0});
   entry.kind = "request";
@@ -35,7 +35,8 @@ LogEntry requestLogEntry(const nlohmann::json& access, const std::optional<std::
   entry.path = access.value("path", "");
   entry.status = access.value("status", 0);
   entry.ms = static_cast<int>(std::lround(access.value("seconds", 0.0) * 1000.0));
-  if (schedule) entry.message = *schedule;
+  if (note && !note->method.empty()) entry.method = note->method;
+  if (note && note->schedule) entry.message = *note->schedule;
   return entry;
 }
 

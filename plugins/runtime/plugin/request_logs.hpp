@@ -2,7 +2,9 @@
 // finished): a request on a project host becomes a `request` entry of that project's logs.
 // A schedule's run is one too, with the schedule's id as its message (contract.md, Logs):
 // the gateway sees the x-berth-schedule header, the access log does not, so the gateway
-// remembers request id -> schedule id for the access hook to pick up.
+// remembers request id -> schedule id for the access hook to pick up. It remembers the
+// method the same way when it is not GET: nginx logs GET for every request it passed on
+// through an internal redirect (X-Accel-Redirect), which all gateway answers are.
 #pragma once
 #include <cstdint>
 #include <deque>
@@ -16,18 +18,23 @@
 
 namespace berth::runtime {
 
-class ScheduleRequests {
+struct RequestNote {
+  std::string method;                   // empty: the access log's own
+  std::optional<std::string> schedule;  // the schedule that made the request
+};
+
+class RequestNotes {
  public:
   // Bounded: access log lines normally follow their request within milliseconds, so only
   // the newest ids matter; the oldest give way.
-  static constexpr std::size_t kMaxRemembered = 4096;
+  static constexpr std::size_t kMaxRemembered = 8192;
 
-  void remember(const std::string& request_id, const std::string& schedule_id);
-  std::optional<std::string> take(const std::string& request_id);
+  void remember(const std::string& request_id, RequestNote note);
+  std::optional<RequestNote> take(const std::string& request_id);
 
  private:
   std::mutex mutex_;
-  std::unordered_map<std::string, std::string> schedules_;
+  std::unordered_map<std::string, RequestNote> notes_;
   std::deque<std::string> order_;
 };
 
@@ -36,7 +43,8 @@ class ScheduleRequests {
 bool isLoopbackAddress(const std::string& address);
 
 // The `request` entry of an edge.access payload ({request_id, host, method, path, status,
-// seconds, bytes, edge, remote, at}); message: the schedule id, if it was a schedule's run.
-LogEntry requestLogEntry(const nlohmann::json& access, const std::optional<std::string>& schedule);
+// seconds, bytes, edge, remote, at}), corrected by what the gateway noted; message: the
+// schedule id, if it was a schedule's run.
+LogEntry requestLogEntry(const nlohmann::json& access, const std::optional<RequestNote>& note);
 
 }  // namespace berth::runtime

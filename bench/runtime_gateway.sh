@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# bench/runtime_gateway: the project gateway of the runtime plugin, measured next to what it
+# stands in front of, in the same run:
+#  - a static release's 1 KB page through the gateway (edge -> berthd decides -> edge sends
+#    the file) vs a plain nginx serving the same file from a folder (goal >= 0.3x);
+#  - a Node hello app through the gateway vs wrk straight to the app's own port (goal >= 0.5x);
+#  - wake: a request to a stopped project until its first byte, next to the same app's own
+#    start-to-listening time measured here by starting it by hand (goal <= that + 100 ms).
+# wrk on loopback, 2 threads, 64 connections; rounds back to back, medians (the machine is
+# shared and its load drifts).
+# Usage: bench/runtime_gateway.sh [seconds per run, default 5] [rounds, default 3]
+#        BUILD_DIR picks the build (default build). Run as root (apps run as nobody).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${1:-5}
+rounds=${2:-3}
+build=${BUILD_DIR:-build}
+berthd=$build/bin/berthd
+[ -x "$berthd" ] || { echo "build first: scripts/build.sh"; exit 1; }
+command -v wrk >/dev/null || { echo "wrk is missing: scripts/install-deps.sh"; exit 1; }
+command -v node >/dev/null || { echo "node is missing"; exit 1; }
+
+work=$(mktemp -d /tmp/berth-bench-gateway.XXXXXX); chmod 755 "$work"
+freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+port=$(freeport); nport=$(freeport)
+cat > "$work/berth.yaml" <<YAML
+server:
+  listen: "127.0.0.1:$port"
+data_dir: "$work/data"
+edge:
+  backend_threads: ${BACKEND_THREADS:-4}
+plugins:
+  dir: "$PWD/$build/lib/berth"
+  enabled: [projects, storage, runtime]
+runtime:
+  idle_stop_seconds: 1
+  stop_grace_seconds: 1
+log:
+  level: warn
+  file: "$work/berthd.log"
+YAML
+cleanup() {
+  [ -n "${apid:-}" ] && kill "$apid" 2>/dev/null || true
+  [ -n "${bpid:-}" ] && kill -TERM "$bpid" 2>/dev/null && wait "$bpid" 2>/dev/null || true
+  [ -f "$work/nginx/nginx.pid" ] && kill -QUIT "$(cat "$work/nginx/nginx.pid")" 2>/dev/null || true
+  sleep 0.5; rm -rf "$work"
+}
+trap cleanup EXIT
+
+"$berthd" --config "$work/berth.yaml" serve > "$work/out.log" 2>&1 &
+bpid=$!
+for _ in $(seq 1 300); do grep -q "berthd ready" "$work/out.log" && break; sleep 0.1; done
+grep -q "berthd ready" "$work/out.log" || { cat "$work/out.log"; exit 1; }
+
+cfg=(--config "$work/berth.yaml")
+"$berthd" "${cfg[@]}" account create --email bench@example.com --plan pro --slug benchacct >/dev/null
+token=$("$berthd" "${cfg[@]}" token create --email bench@example.com | tail -n1)
+api() { curl -sf -H "Authorization: Bearer $token" "$@"; }
+for p in pages hello; do
+  api -o /dev/null -H 'Content-Type: application/json' -d "{\"name\":\"$p\"}" "http://127.0.0.1:$port/projects"
+done
+
+# The releases: a static site with a 1 KB page, and a Node hello app.
+mkdir -p "$work/site" "$work/app" "$work/nginx/www"
+head -c 1024 /dev/urandom | base64 -w0 | head -c 1024 > "$work/site/page.html"
+cp "$work/site/page.html" "$work/nginx/www/page.html"
+echo '<p>home</p>' > "$work/site/index.html"
+cat > "$work/app/server.js" <<'JS'
+const http = require('http');
+http.createServer((req, res) => { res.end('hello\n'); })
+  .listen(Number(process.env.PORT), '127.0.0.1', () => {
+    if (process.env.READY_FILE) require('fs').writeFileSync(process.env.READY_FILE, '');
+  });
+JS
+echo '{"name":"hello","main":"server.js"}' > "$work/app/package.json"
+deploy() {  # project folder
+  local id status
+  id=$(tar -czf - -C "$2" . | api -H 'Content-Type: application/gzip' --data-binary @- \
+       "http://127.0.0.1:$port/projects/$1-benchacct/deploys" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+  for _ in $(seq 1 300); do
+    status=$(api "http://127.0.0.1:$port/projects/$1-benchacct/deploys/$id" | python3 -c 'import json,sys; print(json.load(sys.stdin)["status"])')
+    [ "$status" != building ] && break; sleep 0.1
+  done
+  [ "$status" = live ] || { echo "release of $1 is $status"; exit 1; }
+  echo "$id"
+}
+deploy pages "$work/site" > /dev/null
+app_release=$(deploy hello "$work/app")
+site_host=pages-benchacct.localhost
+app_host=hello-benchacct.localhost
+cmp -s <(curl -sf -H "Host: $site_host" "http://127.0.0.1:$port/page.html") "$work/nginx/www/page.html" \
+  || { echo "the gateway does not serve page.html as uploaded"; exit 1; }
+[ "$(curl -sf -H "Host: $app_host" "http://127.0.0.1:$port/")" = hello ] \
+  || { echo "the gateway does not reach the app"; exit 1; }
+
+workers=$(awk '/^worker_processes/ {gsub(";",""); print $2}' "$work/data/edge/nginx.conf")
+cat > "$work/nginx/nginx.conf" <<NGINX
+daemon on; worker_processes ${workers:-2}; pid $work/nginx/nginx.pid; error_log $work/nginx/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off; sendfile on; tcp_nopush on; keepalive_timeout 65; etag on;
+  client_body_temp_path $work/nginx/body; proxy_temp_path $work/nginx/proxy;
+  fastcgi_temp_path $work/nginx/fcgi; uwsgi_temp_path $work/nginx/uwsgi; scgi_temp_path $work/nginx/scgi;
+  server { listen 127.0.0.1:$nport; root $work/nginx/www; default_type text/html; }
+}
+NGINX
+nginx -c "$work/nginx/nginx.conf" -p "$work/nginx/"
+
+# The same app started by hand on its own port, for wrk straight to it and for its own
+# start-to-listening time.
+aport=$(freeport)
+start_app() {  # -> ms from exec to listening (the app writes READY_FILE once it listens)
+  rm -f "$work/ready"
+  local t0 t1
+  t0=$(date +%s%N)
+  ( cd "$work/app" && PORT=$aport READY_FILE="$work/ready" exec node server.js ) &
+  apid=$!
+  while [ ! -e "$work/ready" ]; do sleep 0.002; done
+  t1=$(date +%s%N)
+  echo $(( (t1 - t0) / 1000000 ))
+}
+stop_app() { kill "$apid" 2>/dev/null; wait "$apid" 2>/dev/null || true; apid=; }
+
+run() {  # url [host] -> "req/s p50_ms non2xx"
+  local out
+  if [ -n "${2:-}" ]; then out=$(wrk -t2 -c64 -d"${secs}s" --latency -H "Host: $2" "$1")
+  else out=$(wrk -t2 -c64 -d"${secs}s" --latency "$1"); fi
+  echo "$(echo "$out" | awk '/Requests\/sec/ {print $2}') $(ms "$(echo "$out" | awk '$1=="50%" {print $2}')") $(echo "$out" | awk '/Non-2xx/ {print $NF}')"
+}
+ms() {
+  echo "$1" | awk '/us$/ {sub("us",""); printf "%.2f", $1/1000; next}
+                   /ms$/ {sub("ms",""); printf "%.2f", $1; next}
+                   /s$/  {sub("s","");  printf "%.2f", $1*1000}'
+}
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
+last() { echo "$1" | awk '{print $NF}'; }
+stops_file="$work/data/releases"
+app_running() { pgrep -f "node server.js" -u nobody >/dev/null 2>&1; }
+
+declare -A A
+for round in $(seq 1 "$rounds"); do
+  read -r v1 v2 _ <<< "$(run "http://127.0.0.1:$nport/page.html")"
+  A[n_s]+=" $v1"; A[n_s50]+=" $v2"
+  read -r v1 v2 v3 <<< "$(run "http://127.0.0.1:$port/page.html" "$site_host")"
+  A[g_s]+=" $v1"; A[g_s50]+=" $v2"; A[g_sbad]+=" ${v3:-0}"
+  A[r_s]+=" $(ratio "$v1" "$(last "${A[n_s]}")")"
+
+  start_app > /dev/null
+  read -r v1 v2 _ <<< "$(run "http://127.0.0.1:$aport/")"
+  stop_app
+  A[d_a]+=" $v1"; A[d_a50]+=" $v2"
+  read -r v1 v2 v3 <<< "$(run "http://127.0.0.1:$port/" "$app_host")"
+  A[g_a]+=" $v1"; A[g_a50]+=" $v2"; A[g_abad]+=" ${v3:-0}"
+  A[r_a]+=" $(ratio "$v1" "$(last "${A[d_a]}")")"
+
+  # Wake, a few times: wait until the gateway's app is stopped (idle 1 s), then time the
+  # first byte; and the app's own start-to-listening by hand, right after.
+  for _ in 1 2 3; do
+    for _ in $(seq 1 100); do app_running || break; sleep 0.1; done
+    app_running && { echo "the app was not stopped when idle"; exit 1; }
+    t=$(curl -s -o /dev/null -w '%{time_starttransfer}' -H "Host: $app_host" "http://127.0.0.1:$port/")
+    A[w_g]+=" $(awk -v t="$t" 'BEGIN {printf "%.0f", t * 1000}')"
+    A[w_a]+=" $(start_app)"
+    stop_app
+  done
+done
+m() { echo "${A[$1]}" | median; }
+sum() { echo "${A[$1]}" | tr ' ' '\n' | awk '{s+=$1} END {print s+0}'; }
+
+printf '\nbench/runtime_gateway: wrk -t2 -c64, %s rounds of %ss per target on loopback, %s cores, edge workers %s\n' \
+  "$rounds" "$secs" "$(nproc)" "${workers:-2}"
+printf 'medians over the rounds; ratio = median of the per-round ratios\n'
+printf '%-52s %10s %9s %7s\n' "target" "req/s" "p50 ms" "ratio"
+printf '%-52s %10.0f %9s %7s\n' "nginx 1 KB file" "$(m n_s)" "$(m n_s50)" "1.00"
+printf '%-52s %10.0f %9s %7s\n' "gateway static 1 KB page (goal >= 0.30)" "$(m g_s)" "$(m g_s50)" "$(m r_s)"
+printf '%-52s %10.0f %9s %7s\n' "Node hello, wrk straight to its port" "$(m d_a)" "$(m d_a50)" "1.00"
+printf '%-52s %10.0f %9s %7s\n' "Node hello through the gateway (goal >= 0.50)" "$(m g_a)" "$(m g_a50)" "$(m r_a)"
+printf 'per-round ratios: static%s; node%s\n' "${A[r_s]}" "${A[r_a]}"
+printf 'non-2xx answers through the gateway: static %s, node %s\n' "$(sum g_sbad)" "$(sum g_abad)"
+printf 'wake of a stopped Node app (%s samples): first byte through the gateway median %s ms (all:%s)\n' \
+  "$(echo "${A[w_g]}" | wc -w)" "$(m w_g)" "${A[w_g]}"
+printf '  the app'"'"'s own start-to-listening, started by hand: median %s ms (all:%s); goal: wake <= that + 100 ms -> %s\n' \
+  "$(m w_a)" "${A[w_a]}" "$(awk -v w="$(m w_g)" -v a="$(m w_a)" 'BEGIN {print (w <= a + 100) ? "met" : "not met"}')"
