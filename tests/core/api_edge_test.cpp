@@ -265,3 +265,161 @@ TEST_F(ApiEdge, NginxComesBackAfterBeingKilled) {
   EXPECT_TRUE(back) << "nginx was not restarted: " << server->output();
   for (int i = 0; i < 10; ++i) EXPECT_EQ(server->api().get("/regions").status, 200);
 }
+
+namespace {
+
+// An app on a loopback port answering every request "<target> #<n>" (n counts requests), one
+// request per connection (the edge asks apps with Connection: close).
+class CountingApp {
+ public:
+  CountingApp() {
+    listener_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    listen(listener_, 64);
+    socklen_t len = sizeof addr;
+    getsockname(listener_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+    thread_ = std::thread([this] {
+      for (;;) {
+        int fd = accept(listener_, nullptr, nullptr);
+        if (fd < 0) return;  // shut down
+        timeval tv{10, 0};
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+        std::string request = readRequest(fd);
+        std::string target = request.substr(0, request.find("\r\n"));
+        target = target.substr(target.find(' ') + 1);
+        target = target.substr(0, target.find(' '));
+        std::string body = target + " #" + std::to_string(++requests_);
+        sendAll(fd, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: " +
+                        std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body);
+        close(fd);
+      }
+    });
+  }
+  ~CountingApp() {
+    shutdown(listener_, SHUT_RDWR);
+    close(listener_);
+    thread_.join();
+  }
+  int port() const { return port_; }
+  int requests() const { return requests_; }
+
+ private:
+  // The head and a Content-Length body (the edge sends no chunked bodies to apps here).
+  static std::string readRequest(int fd) {
+    std::string in;
+    char buf[8192];
+    size_t head_end;
+    while ((head_end = in.find("\r\n\r\n")) == std::string::npos) {
+      ssize_t n = recv(fd, buf, sizeof buf, 0);
+      if (n <= 0) return in;
+      in.append(buf, static_cast<size_t>(n));
+    }
+    std::string head = in.substr(0, head_end);
+    for (char& c : head) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    size_t length = 0;
+    if (auto cl = head.find("content-length: "); cl != std::string::npos)
+      length = std::stoul(head.substr(cl + 16));
+    while (in.size() < head_end + 4 + length) {
+      ssize_t n = recv(fd, buf, sizeof buf, 0);
+      if (n <= 0) break;
+      in.append(buf, static_cast<size_t>(n));
+    }
+    return in;
+  }
+
+  int listener_ = -1;
+  int port_ = 0;
+  std::atomic<int> requests_{0};
+  std::thread thread_;
+};
+
+nlohmann::json cacheRules(const std::string& host, const std::string& key, int ttl) {
+  return {{"rules", nlohmann::json::array({{{"host", host}, {"key", key}, {"ttl_seconds", ttl}}})}};
+}
+
+}  // namespace
+
+TEST_F(ApiEdge, ProxyCachedAnswersAreServedByTheEdgeCache) {
+  CountingApp app;
+  const std::string host = "Host: cached-abcd.localhost";
+  const std::string page = "/page?cached_to=" + std::to_string(app.port()) + "&ttl=60";
+  auto calls = [&] { return server->api().get("/edgecheck/project_calls").json()["calls"]; };
+
+  // Before a rule, a cached proxy answer is an ordinary one.
+  auto plain = server->api().get(page, {host});
+  ASSERT_EQ(plain.status, 200) << plain.body;
+  EXPECT_EQ(plain.header("x-berth-cache"), "MISS");
+  EXPECT_EQ(plain.header("x-berth-cache-ttl"), "") << "the core's header reached the client";
+  EXPECT_EQ(server->api().get(page, {host}).header("x-berth-cache"), "MISS");
+
+  // A rule the edge cannot take is refused in the core's words, and nothing changes.
+  auto bad =
+      server->api().post("/edgecheck/edge_cache", cacheRules("cached-abcd.localhost", "a;b", 60));
+  EXPECT_EQ(bad.status, 422);
+  EXPECT_EQ(
+      bad.json()["error"],
+      "edge cache key for 'cached-abcd.localhost' must be 1 to 100 of A-Z a-z 0-9 . _ -: 'a;b'");
+
+  ASSERT_EQ(server->api()
+                .post("/edgecheck/edge_cache", cacheRules("cached-abcd.localhost", "rel1.0", 60))
+                .status,
+            204);
+  // Once the edge has loaded the rule, the second of two requests is a HIT.
+  ASSERT_TRUE([&] {
+    for (int i = 0; i < 300; ++i) {
+      if (server->api().get(page, {host}).header("x-berth-cache") == "HIT") return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return false;
+  }()) << "no HIT after the rule was set";
+  // Every HIT is answered without berthd or the app. (Right after a reload, an old nginx worker
+  // may still take a request and ask berthd: that one is a MISS, so try until a HIT.)
+  std::string cached_body;
+  for (int i = 0; i < 50 && cached_body.empty(); ++i) {
+    auto calls_before = calls();
+    int app_before = app.requests();
+    auto hit = server->api().get(page, {host});
+    if (hit.header("x-berth-cache") != "HIT") continue;
+    EXPECT_EQ(calls(), calls_before) << "the HIT reached berthd";
+    EXPECT_EQ(app.requests(), app_before) << "the HIT reached the app";
+    cached_body = hit.body;
+  }
+  ASSERT_FALSE(cached_body.empty());
+  int app_before = app.requests();
+
+  // Other methods go to the app every time.
+  auto post = server->api().raw("POST", page, "x", {host, "Content-Length: 1"});
+  EXPECT_EQ(post.header("x-berth-cache"), "MISS");
+  EXPECT_EQ(app.requests(), app_before + 1);
+
+  // A new key is a fresh cache.
+  ASSERT_EQ(server->api()
+                .post("/edgecheck/edge_cache", cacheRules("cached-abcd.localhost", "rel1.1", 60))
+                .status,
+            204);
+  ASSERT_TRUE([&] {
+    for (int i = 0; i < 300; ++i) {
+      if (server->api().get(page, {host}).body != cached_body) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return false;
+  }()) << "the old entry outlived its key";
+
+  // Clearing the rules turns the cache off for the host.
+  ASSERT_EQ(
+      server->api().post("/edgecheck/edge_cache", {{"rules", nlohmann::json::array()}}).status,
+      204);
+  ASSERT_TRUE([&] {
+    for (int i = 0; i < 300; ++i) {
+      if (server->api().get(page, {host}).header("x-berth-cache") == "MISS" &&
+          server->api().get(page, {host}).header("x-berth-cache") == "MISS")
+        return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return false;
+  }());
+}

@@ -94,6 +94,7 @@ void expectDefaults(const Settings& s) {
   EXPECT_EQ(s.edge.backend_port, 0);
   EXPECT_EQ(s.edge.backend_threads, 4);
   EXPECT_EQ(s.edge.json_body_limit, "2m");
+  EXPECT_EQ(s.edge.cache_max_size, "1g");
   EXPECT_EQ(s.plugins.dir, absolute(BERTH_DEFAULT_PLUGIN_DIR));
   // Without plugins.enabled: every library in plugins.dir, by name.
   std::vector<std::string> expected;
@@ -165,6 +166,7 @@ edge:
   backend_port: 18080
   backend_threads: 1
   json_body_limit: 512k
+  cache_max_size: 300m
 plugins:
   dir: lib/plugins
   enabled: [storage, projects]
@@ -196,6 +198,7 @@ jobs:
   EXPECT_EQ(s.edge.backend_port, 18080);
   EXPECT_EQ(s.edge.backend_threads, 1);
   EXPECT_EQ(s.edge.json_body_limit, "512k");
+  EXPECT_EQ(s.edge.cache_max_size, "300m");
   EXPECT_EQ(s.plugins.dir, absolute("lib/plugins"));
   EXPECT_EQ(s.plugins.enabled, (std::vector<std::string>{"storage", "projects"}));
   EXPECT_EQ(s.plan_order, (std::vector<std::string>{"starter", "team", "unlimited"}));
@@ -294,6 +297,14 @@ TEST_F(ConfigTest, BadValuesAreRefused) {
             file() +
                 ": edge.json_body_limit: expected a size in nginx's form such as 512k or "
                 "2m, got \"2 MB\"");
+  for (std::string bad : {"512k", "1000", "0m", "1 g", "-1g"}) {
+    EXPECT_EQ(refusal("edge:\n  cache_max_size: \"" + bad + "\"\n"),
+              file() +
+                  ": edge.cache_max_size: expected a size in megabytes or gigabytes such as "
+                  "512m or 1g, got \"" +
+                  bad + "\"")
+        << bad;
+  }
   EXPECT_EQ(refusal("data_dir: \"\"\n"), file() + ": data_dir: must not be empty");
   EXPECT_EQ(refusal("plugins:\n  enabled: [Projects]\n"),
             file() + ": plugins.enabled: expected plugin ids ([a-z][a-z0-9_]*), got \"Projects\"");

@@ -967,11 +967,16 @@ TEST(Edge, StartReportsARefusedConfiguration) {
 
 TEST(Edge, WorkerUserOwnsTheTempDirs) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root";
-  EdgeUnderTest t({}, [](EdgeLayout& layout) { layout.worker_user = "nobody"; });
+  EdgeUnderTest t({}, [](EdgeLayout& layout) {
+    layout.worker_user = "nobody";
+    layout.cache_rules = {{"cached.localhost", "k", 60}};
+  });
   auto nobody = lookupUser("nobody");
-  struct stat st {};
-  ASSERT_EQ(::stat((t.layout.runtime_dir + "/client_body").c_str(), &st), 0);
-  EXPECT_EQ(st.st_uid, nobody->uid);
+  for (std::string dir : {"client_body", "cache"}) {
+    struct stat st {};
+    ASSERT_EQ(::stat((t.layout.runtime_dir + "/" + dir).c_str(), &st), 0) << dir;
+    EXPECT_EQ(st.st_uid, nobody->uid) << dir;
+  }
   EXPECT_EQ(get(t.port(), "api.localhost", "/").status, 200);
 }
 
@@ -996,4 +1001,240 @@ TEST(AccessLog, ParsesNginxSyslogLines) {
   EXPECT_FALSE(parseAccessLine("<190>Nov 21 12:00:00 other: hello", entry));
   EXPECT_FALSE(parseAccessLine("<190>Nov 21 12:00:00 berth: {broken", entry));
   EXPECT_FALSE(parseAccessLine("<190>Nov 21 12:00:00 berth: {\"no\":\"id\"}", entry));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The edge cache: a fake berthd answers every project request with a cache redirect to an app
+// that numbers its answers per target, so a repeated number means the answer came from nginx.
+
+namespace {
+
+struct CacheBench {
+  // The app: "<target> #<n>" where n counts the requests for that target; headers by path.
+  TestBackend app{[this](const SeenRequest& request) {
+    int n = 0;
+    {
+      std::lock_guard lock(mutex);
+      n = ++served[request.target];
+    }
+    std::string path = request.target.substr(0, request.target.find('?'));
+    Reply reply{200, {{"Content-Type", "text/plain"}}, request.target + " #" + std::to_string(n)};
+    if (path == "/nostore") reply.headers.emplace_back("Cache-Control", "no-store");
+    if (path == "/private") reply.headers.emplace_back("Cache-Control", "private, max-age=60");
+    if (path == "/nocache") reply.headers.emplace_back("Cache-Control", "no-cache");
+    if (path == "/cookie") reply.headers.emplace_back("Set-Cookie", "session=1");
+    if (path == "/maxage1") reply.headers.emplace_back("Cache-Control", "max-age=1");
+    if (path == "/maxage60") reply.headers.emplace_back("Cache-Control", "public, max-age=60");
+    if (path == "/claims-hit") reply.headers.emplace_back("x-berth-cache", "HIT");
+    if (path == "/accel") reply.headers.emplace_back("X-Accel-Redirect", "/_berth_file/secret");
+    return reply;
+  }};
+  // berthd's stand-in: the ttl of the host's rule (60 without one) in the redirect.
+  EdgeUnderTest edge{
+      [this](const SeenRequest& request) {
+        std::string host = request.header("host");
+        int ttl = host.rfind("short.", 0) == 0 ? 2 : host.rfind("zero.", 0) == 0 ? 0 : 60;
+        return Reply{200,
+                     {{"X-Accel-Redirect", "/_berth_cache/" + std::to_string(ttl) + "/" +
+                                               std::to_string(app.port()) + request.target}},
+                     ""};
+      },
+      [](EdgeLayout& layout) {
+        // As berthd does: workers that are not root own the cache directory.
+        if (::geteuid() == 0) layout.worker_user = "nobody";
+        layout.cache_rules = {{"cached.localhost", "k1", 60},
+                              {"short.localhost", "k1", 2},
+                              {"zero.localhost", "k1", 0}};
+      }};
+  std::mutex mutex;
+  std::map<std::string, int> served;
+
+  int appCount(const std::string& target) {
+    std::lock_guard lock(mutex);
+    return served[target];
+  }
+  size_t decisions(const std::string& target) const { return edge.backend.countTarget(target); }
+  Response fetch(const std::string& host, const std::string& target,
+                 const std::vector<std::string>& headers = {}) {
+    return get(edge.port(), host, target, headers);
+  }
+};
+
+}  // namespace
+
+TEST(EdgeCache, ARepeatIsAHitThatReachesNeitherBerthdNorTheApp) {
+  CacheBench b;
+  auto first = b.fetch("cached.localhost", "/plain?a=1");
+  ASSERT_EQ(first.status, 200) << first.body;
+  EXPECT_EQ(first.body, "/plain?a=1 #1");
+  EXPECT_EQ(first.headers["x-berth-cache"], "MISS");
+  EXPECT_EQ(first.headers.count("x-accel-redirect"), 0u);
+
+  auto second = b.fetch("cached.localhost", "/plain?a=1");
+  EXPECT_EQ(second.body, "/plain?a=1 #1");
+  EXPECT_EQ(second.headers["x-berth-cache"], "HIT");
+  EXPECT_EQ(second.headers["content-type"], "text/plain");
+  EXPECT_EQ(b.decisions("/plain?a=1"), 1u) << "the HIT asked berthd";
+  EXPECT_EQ(b.appCount("/plain?a=1"), 1);
+
+  // HEAD is answered from the GET's entry.
+  auto head = roundTrip(b.edge.port(), requestText("HEAD", "cached.localhost", "/plain?a=1"));
+  EXPECT_EQ(head.status, 200);
+  EXPECT_EQ(head.headers["x-berth-cache"], "HIT");
+  EXPECT_TRUE(head.body.empty());
+  EXPECT_EQ(b.decisions("/plain?a=1"), 1u);
+
+  // Another query or another host is another entry.
+  auto other_query = b.fetch("cached.localhost", "/plain?a=2");
+  EXPECT_EQ(other_query.body, "/plain?a=2 #1");
+  EXPECT_EQ(other_query.headers["x-berth-cache"], "MISS");
+  auto other_host = b.fetch("short.localhost", "/plain?a=1");
+  EXPECT_EQ(other_host.body, "/plain?a=1 #2");
+  EXPECT_EQ(other_host.headers["x-berth-cache"], "MISS");
+  // The request line's own encoding is the key: one request, one entry.
+  EXPECT_EQ(b.fetch("cached.localhost", "/plain?a=2").headers["x-berth-cache"], "HIT");
+}
+
+TEST(EdgeCache, AnswersThatForbidItOrSetCookiesAreNeverStored) {
+  CacheBench b;
+  for (std::string path : {"/nostore", "/private", "/nocache", "/cookie", "/accel"}) {
+    for (int i = 1; i <= 2; ++i) {
+      auto response = b.fetch("cached.localhost", path);
+      EXPECT_EQ(response.status, 200) << path;
+      EXPECT_EQ(response.headers["x-berth-cache"], "MISS") << path << " request " << i;
+    }
+    EXPECT_EQ(b.appCount(path), 2) << path;
+    EXPECT_EQ(b.decisions(path), 2u) << path;
+  }
+  // The app's X-Accel-Redirect was neither followed nor stored for later requests.
+  EXPECT_EQ(b.fetch("cached.localhost", "/accel").body, "/accel #3");
+  // An app cannot claim a HIT.
+  auto claims = b.fetch("cached.localhost", "/claims-hit");
+  EXPECT_EQ(claims.headers["x-berth-cache"], "MISS");
+  EXPECT_EQ(b.fetch("cached.localhost", "/claims-hit").headers["x-berth-cache"], "HIT");
+}
+
+TEST(EdgeCache, RequestsWithCredentialsOrCookiesAreNeverCached) {
+  CacheBench b;
+  EXPECT_EQ(b.fetch("cached.localhost", "/plain").headers["x-berth-cache"], "MISS");
+  ASSERT_EQ(b.fetch("cached.localhost", "/plain").headers["x-berth-cache"], "HIT");
+  for (std::string header : {"Authorization: Bearer secret", "Cookie: session=1"}) {
+    // Not answered from the cache...
+    auto response = b.fetch("cached.localhost", "/plain", {header});
+    EXPECT_EQ(response.headers["x-berth-cache"], "MISS") << header;
+    // ...nor stored for others.
+    std::string target = "/plain?with=" + header.substr(0, header.find(':'));
+    EXPECT_EQ(b.fetch("cached.localhost", target, {header}).headers["x-berth-cache"], "MISS");
+    EXPECT_EQ(b.fetch("cached.localhost", target).headers["x-berth-cache"], "MISS") << header;
+    EXPECT_EQ(b.fetch("cached.localhost", target).headers["x-berth-cache"], "HIT") << header;
+  }
+  EXPECT_EQ(b.appCount("/plain"), 3);
+}
+
+TEST(EdgeCache, HostsWithoutARuleAreNotCached) {
+  CacheBench b;
+  for (int i = 1; i <= 2; ++i) {
+    auto response = b.fetch("norule.localhost", "/plain");
+    EXPECT_EQ(response.body, "/plain #" + std::to_string(i));
+    EXPECT_EQ(response.headers["x-berth-cache"], "MISS");
+  }
+  EXPECT_EQ(b.decisions("/plain"), 2u);
+}
+
+TEST(EdgeCache, LifetimesComeFromTheAnswerOrElseTheRule) {
+  CacheBench b;
+  // A rule with ttl 0 keeps only what says how long it may be kept.
+  EXPECT_EQ(b.fetch("zero.localhost", "/plain").headers["x-berth-cache"], "MISS");
+  EXPECT_EQ(b.fetch("zero.localhost", "/plain").headers["x-berth-cache"], "MISS");
+  EXPECT_EQ(b.fetch("zero.localhost", "/maxage60").headers["x-berth-cache"], "MISS");
+  EXPECT_EQ(b.fetch("zero.localhost", "/maxage60").headers["x-berth-cache"], "HIT");
+
+  // max-age=1 beats the rule's 60 s; the rule's 2 s applies when the answer is silent.
+  EXPECT_EQ(b.fetch("cached.localhost", "/maxage1").body, "/maxage1 #1");
+  EXPECT_EQ(b.fetch("short.localhost", "/plain?t").body, "/plain?t #1");
+  // Both lifetimes are over: nginx counts whole seconds and keeps an entry through its last
+  // second, so a 2 s entry may live just under 3 s.
+  std::this_thread::sleep_for(3100ms);
+  auto expired = b.fetch("cached.localhost", "/maxage1");
+  EXPECT_EQ(expired.body, "/maxage1 #2");
+  EXPECT_EQ(expired.headers["x-berth-cache"], "MISS");
+  auto silent = b.fetch("short.localhost", "/plain?t");
+  EXPECT_EQ(silent.body, "/plain?t #2");
+  EXPECT_EQ(silent.headers["x-berth-cache"], "MISS");
+  // ...and it was cached in between: a repeat now (well inside 2 s) is the same answer.
+  auto again = b.fetch("short.localhost", "/plain?t");
+  EXPECT_EQ(again.body, "/plain?t #2");
+}
+
+TEST(EdgeCache, ANewKeyIsAFreshCacheAndBurstsOfChangesCostFewReloads) {
+  CacheBench b;
+  EXPECT_EQ(b.fetch("cached.localhost", "/plain").body, "/plain #1");
+  EXPECT_EQ(b.fetch("cached.localhost", "/plain").headers["x-berth-cache"], "HIT");
+
+  int reloads_before = b.edge.edge->reloads();
+  pid_t master = b.edge.edge->pid();
+  std::vector<pid_t> old_processes = processesInGroup(master);
+  for (int i = 0; i < 100; ++i) {
+    b.edge.edge->setCacheRules({{"cached.localhost", "k2-" + std::to_string(i), 60},
+                                {"short.localhost", "k1", 2},
+                                {"zero.localhost", "k1", 0}});
+  }
+  ASSERT_TRUE(b.edge.edge->settle());
+  int reloads = b.edge.edge->reloads() - reloads_before;
+  EXPECT_GE(reloads, 1);
+  EXPECT_LE(reloads, 20) << "100 changes in a burst were not coalesced";
+  std::ifstream config_file(b.edge.edge->configPath());
+  std::string config((std::istreambuf_iterator<char>(config_file)), {});
+  EXPECT_NE(config.find("\\cached.localhost k2-99;"), std::string::npos);
+
+  // Once only the new workers serve, the old entry is gone for good (the key differs).
+  auto old_processes_gone = [&] {
+    return eventually([&] {
+      auto now = processesInGroup(master);
+      return std::none_of(old_processes.begin(), old_processes.end(), [&](pid_t pid) {
+        return pid != master && std::find(now.begin(), now.end(), pid) != now.end();
+      });
+    });
+  };
+  ASSERT_TRUE(old_processes_gone());
+  EXPECT_EQ(b.fetch("cached.localhost", "/plain").body, "/plain #2");
+  auto fresh = b.fetch("cached.localhost", "/plain");
+  EXPECT_EQ(fresh.headers["x-berth-cache"], "HIT");
+  EXPECT_EQ(fresh.body, "/plain #2");
+
+  // Without any rule the cache leaves the config; cache answers are still proxied.
+  old_processes = processesInGroup(master);
+  b.edge.edge->setCacheRules({});
+  ASSERT_TRUE(b.edge.edge->settle());
+  ASSERT_TRUE(old_processes_gone());
+  auto uncached = b.fetch("cached.localhost", "/plain");
+  EXPECT_EQ(uncached.headers["x-berth-cache"], "MISS");
+  EXPECT_EQ(uncached.body, "/plain #3");
+  EXPECT_EQ(b.fetch("cached.localhost", "/plain").body, "/plain #4");
+}
+
+TEST(EdgeCache, RefusedRulesKeepTheCurrentConfiguration) {
+  CacheBench b;
+  std::ifstream before_file(b.edge.edge->configPath());
+  std::string before((std::istreambuf_iterator<char>(before_file)), {});
+  int reloads = b.edge.edge->reloads();
+  b.edge.edge->setCacheRules({{"cached.localhost", "a;b", 60}});
+  ASSERT_TRUE(b.edge.edge->settle());
+  std::ifstream after_file(b.edge.edge->configPath());
+  std::string after((std::istreambuf_iterator<char>(after_file)), {});
+  EXPECT_EQ(before, after);
+  EXPECT_EQ(b.edge.edge->reloads(), reloads);
+}
+
+TEST(Edge, MalformedUrlsAreAnsweredJson400ByNginx) {
+  EdgeUnderTest t;
+  for (std::string host : {"api.localhost", "shop.localhost"}) {
+    auto response = get(t.port(), host, "/a%00b");
+    EXPECT_EQ(response.status, 400) << host;
+    EXPECT_EQ(response.headers["content-type"], "application/json");
+    EXPECT_EQ(response.bodyJson()["error"],
+              "the request is malformed: its URL or headers cannot be read")
+        << response.body;
+  }
+  EXPECT_EQ(t.backend.countTarget("/a%00b"), 0u);
 }

@@ -12,6 +12,7 @@
 
 #include "auth/accounts.hpp"
 #include "db/migrator.hpp"
+#include "edge/edge_cache.hpp"
 #include "plugin/host_api.hpp"
 #include "plugin/plugin_state.hpp"
 #include "plugin/request_bridge.hpp"
@@ -288,6 +289,52 @@ TEST(ToHttpResponse, ProxyKeepsRawPathAndQuery) {
     response.body = str(bad);
     EXPECT_EQ(toHttpResponse(response, plainRequest(), "/data").status, 500) << bad;
   }
+}
+
+TEST(ToHttpResponse, ProxyCachedGoesThroughTheCacheLocationOnlyWhenItCan) {
+  const berth_header ttl60[] = {{str("X-Berth-Cache-Ttl"), str("60")}, {str("X-App"), str("1")}};
+  berth_response response{};
+  response.struct_size = sizeof(berth_response);
+  response.kind = BERTH_RESPONSE_PROXY;
+  response.status = 200;
+  response.body = str("4100");
+  response.headers = ttl60;
+  response.header_count = 2;
+  HttpRequest project = plainRequest();
+  project.project_traffic = true;
+  auto target = [&](const HttpRequest& request) {
+    return headerValue(toHttpResponse(response, request, "/data"), "X-Accel-Redirect");
+  };
+
+  publishEdgeCacheTtls({});  // no loaded config has a cache location: a plain proxy
+  EXPECT_EQ(target(project), "/_berth_proxy/4100/app/a%2Fb?x=1");
+  publishEdgeCacheTtls({0, 60});
+  HttpResponse http = toHttpResponse(response, project, "/data");
+  EXPECT_EQ(headerValue(http, "X-Accel-Redirect"), "/_berth_cache/60/4100/app/a%2Fb?x=1");
+  EXPECT_EQ(headerValue(http, "X-Berth-Cache-Ttl"), "(none)");  // the core's, not the client's
+  EXPECT_EQ(headerValue(http, "X-App"), "1");
+
+  HttpRequest head = project;
+  head.method = "HEAD";
+  EXPECT_EQ(target(head), "/_berth_cache/60/4100/app/a%2Fb?x=1");
+  HttpRequest post = project;
+  post.method = "POST";
+  EXPECT_EQ(target(post), "/_berth_proxy/4100/app/a%2Fb?x=1");
+  HttpRequest websocket = project;
+  websocket.headers["upgrade"] = "websocket";
+  EXPECT_EQ(target(websocket), "/_berth_proxy/4100/app/a%2Fb?x=1");
+  EXPECT_EQ(target(plainRequest()), "/_berth_proxy/4100/app/a%2Fb?x=1");  // the API host
+
+  // A ttl the loaded config has no location for, or no ttl at all: never an error.
+  for (std::string_view value : {"5", "", "x", "-1", "99999999999"}) {
+    const berth_header odd[] = {{str("x-berth-cache-ttl"), str(value)}};
+    response.headers = odd;
+    response.header_count = 1;
+    HttpResponse plain = toHttpResponse(response, project, "/data");
+    EXPECT_EQ(headerValue(plain, "X-Accel-Redirect"), "/_berth_proxy/4100/app/a%2Fb?x=1") << value;
+    EXPECT_EQ(headerValue(plain, "x-berth-cache-ttl"), "(none)") << value;
+  }
+  publishEdgeCacheTtls({});
 }
 
 TEST(ToHttpResponse, MalformedResponsesAre500) {
@@ -668,6 +715,63 @@ TEST_F(HostApiPlugins, CustomHostsAreTheUnionOverPlugins) {
   EXPECT_THAT(updates[0], ElementsAre("b.example.com", "shop.example.com"));
   EXPECT_THAT(updates[1], ElementsAre("a.example.org", "b.example.com", "shop.example.com"));
   EXPECT_THAT(updates[2], ElementsAre("a.example.org", "b.example.com"));
+}
+
+TEST_F(HostApiPlugins, EdgeCacheRulesAreMergedOverPluginsAndChecked) {
+  std::vector<std::vector<EdgeCacheRule>> updates;
+  manager.parts.on_edge_cache = [&](const std::vector<EdgeCacheRule>& rules) {
+    updates.push_back(rules);
+  };
+  berth_host& runtime = plugin("runtime");
+  berth_host& other = plugin("other");
+  auto rule = [](const char* host, const char* key, uint32_t ttl) {
+    return berth_edge_cache_rule{sizeof(berth_edge_cache_rule), str(host), str(key), ttl};
+  };
+  const berth_edge_cache_rule mine[] = {rule("Shop.Example.com", "r1.0", 60),
+                                        rule("blog.example.com", "r2.0", 0)};
+  ASSERT_EQ(api.set_edge_cache(&runtime, mine, 2), BERTH_OK);
+  // The first plugin in load order keeps a host both name.
+  const berth_edge_cache_rule theirs[] = {rule("shop.example.com", "x", 5),
+                                          rule("a.example.org", "y", 5)};
+  ASSERT_EQ(api.set_edge_cache(&other, theirs, 2), BERTH_OK);
+
+  // Refusals change nothing and call nothing.
+  const berth_edge_cache_rule bad_key[] = {rule("c.example.com", "a;b", 5)};
+  EXPECT_EQ(api.set_edge_cache(&other, bad_key, 1), BERTH_ERR);
+  const berth_edge_cache_rule bad_host[] = {rule("evil.com; return 200", "k", 5)};
+  EXPECT_EQ(api.set_edge_cache(&other, bad_host, 1), BERTH_ERR);
+  const berth_edge_cache_rule twice[] = {rule("c.example.com", "k", 5),
+                                         rule("C.example.com.", "j", 5)};
+  EXPECT_EQ(api.set_edge_cache(&other, twice, 2), BERTH_ERR);
+  const berth_edge_cache_rule too_long[] = {rule("c.example.com", "k", 365u * 24 * 3600 + 1)};
+  EXPECT_EQ(api.set_edge_cache(&other, too_long, 1), BERTH_ERR);
+  berth_edge_cache_rule small = rule("c.example.com", "k", 5);
+  small.struct_size = 8;
+  EXPECT_EQ(api.set_edge_cache(&other, &small, 1), BERTH_ERR);
+  EXPECT_EQ(api.set_edge_cache(&other, nullptr, 1), BERTH_ERR);
+
+  // A plugin built for a later minor, with a longer rule: read at its own stride.
+  struct LongerRule {
+    berth_edge_cache_rule v11;
+    uint64_t later_field;
+  };
+  LongerRule later[] = {{rule("d.example.com", "k1", 7), 1}, {rule("e.example.com", "k2", 8), 2}};
+  for (auto& entry : later) entry.v11.struct_size = sizeof(LongerRule);
+  ASSERT_EQ(api.set_edge_cache(&other, &later[0].v11, 2), BERTH_OK);
+  ASSERT_EQ(api.set_edge_cache(&runtime, nullptr, 0), BERTH_OK);
+
+  ASSERT_EQ(updates.size(), 4u);
+  EXPECT_THAT(updates[0], ElementsAre(EdgeCacheRule{"shop.example.com", "r1.0", 60},
+                                      EdgeCacheRule{"blog.example.com", "r2.0", 0}));
+  EXPECT_THAT(updates[1], ElementsAre(EdgeCacheRule{"shop.example.com", "r1.0", 60},
+                                      EdgeCacheRule{"blog.example.com", "r2.0", 0},
+                                      EdgeCacheRule{"a.example.org", "y", 5}));
+  EXPECT_THAT(updates[2], ElementsAre(EdgeCacheRule{"shop.example.com", "r1.0", 60},
+                                      EdgeCacheRule{"blog.example.com", "r2.0", 0},
+                                      EdgeCacheRule{"d.example.com", "k1", 7},
+                                      EdgeCacheRule{"e.example.com", "k2", 8}));
+  EXPECT_THAT(updates[3], ElementsAre(EdgeCacheRule{"d.example.com", "k1", 7},
+                                      EdgeCacheRule{"e.example.com", "k2", 8}));
 }
 
 TEST(HostApiBuffers, AppendAndView) {

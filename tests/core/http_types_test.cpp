@@ -47,4 +47,8 @@ TEST(HttpResponse, FileAnswersAreConfinedToDataDir) {
 TEST(HttpResponse, ProxyAnswersNameThePort) {
   auto r = HttpResponse::proxy(4321, "/a/b?x=1");
   EXPECT_EQ(r.headers[0].second, "/_berth_proxy/4321/a/b?x=1");
+  auto cached = HttpResponse::proxyCached(4321, 60, "/a/b?x=1");
+  EXPECT_EQ(cached.headers[0].first, "X-Accel-Redirect");
+  EXPECT_EQ(cached.headers[0].second, "/_berth_cache/60/4321/a/b?x=1");
+  EXPECT_EQ(HttpResponse::proxyCached(1, 0, "").headers[0].second, "/_berth_cache/0/1/");
 }

@@ -211,3 +211,154 @@ TEST(NginxConfig, ErrorsAreJson) {
   EXPECT_TRUE(contains(text, "default_type application/json;"));
   EXPECT_FALSE(contains(text, "proxy_intercept_errors on"));
 }
+
+// ---- edge cache ------------------------------------------------------------------------------
+
+namespace {
+
+// The text of the block that starts with `opening` (up to its closing brace at the same depth).
+std::string blockOf(const std::string& text, const std::string& opening) {
+  size_t start = text.find(opening);
+  if (start == std::string::npos) return "";
+  int depth = 0;
+  for (size_t i = start; i < text.size(); ++i) {
+    if (text[i] == '{') ++depth;
+    if (text[i] == '}' && --depth == 0) return text.substr(start, i - start + 1);
+  }
+  return "";
+}
+
+EdgeLayout cachingLayout(const std::string& dir) {
+  auto layout = baseLayout(dir);
+  layout.cache_rules = {{"shop.apps.example.test", "7.0", 60},
+                        {"www.example.com", "7.0", 60},
+                        {"blog.apps.example.test", "rel-12.3", 0},
+                        {"default", "x", 5}};  // a map keyword as a host
+  layout.cache_max_bytes = 512ull << 20;
+  return layout;
+}
+
+}  // namespace
+
+TEST(NginxConfig, WithoutRulesThereIsNoCache) {
+  TempDir dir;
+  auto text = renderNginxConfig(baseLayout(dir.path()));
+  EXPECT_FALSE(contains(text, "proxy_cache_path"));
+  EXPECT_FALSE(contains(text, "proxy_cache berth_cache"));
+  EXPECT_FALSE(contains(text, "$berth_cache_key"));
+  // A cache answer of a config not loaded yet is still proxied (uncached), never sent back to
+  // berthd as a fresh request.
+  auto fallback = blockOf(text, "location ~ ^/_berth_cache/[0-9]+/(?<berth_port>[0-9]+)/ {");
+  ASSERT_FALSE(fallback.empty()) << text;
+  EXPECT_TRUE(contains(fallback, "internal;"));
+  EXPECT_TRUE(contains(fallback, "proxy_pass http://127.0.0.1:$berth_port;"));
+  EXPECT_TRUE(contains(fallback, "add_header x-berth-cache MISS always;"));
+  EXPECT_FALSE(contains(fallback, "proxy_cache "));
+  auto proxy = blockOf(text, "location ~ ^/_berth_proxy/(?<berth_port>[0-9]+)/ {");
+  EXPECT_TRUE(contains(proxy, "add_header x-berth-cache MISS always;")) << proxy;
+  EXPECT_TRUE(contains(proxy, "proxy_hide_header x-berth-cache;")) << proxy;
+}
+
+TEST(NginxConfig, CacheRulesRenderTheZoneTheMapAndALocationPerTtl) {
+  TempDir dir;
+  auto layout = cachingLayout(dir.path());
+  auto text = renderNginxConfig(layout);
+  EXPECT_TRUE(contains(text, "proxy_cache_path " + layout.runtime_dir +
+                                 "/cache levels=1:2 keys_zone=berth_cache:8m max_size=512m "
+                                 "inactive=1d use_temp_path=off;"))
+      << text;
+  auto map = blockOf(text, "map $host $berth_cache_key {");
+  EXPECT_TRUE(contains(map, "default \"\";")) << map;
+  EXPECT_TRUE(contains(map, "\\shop.apps.example.test 7.0;")) << map;
+  EXPECT_TRUE(contains(map, "\\www.example.com 7.0;")) << map;
+  EXPECT_TRUE(contains(map, "\\blog.apps.example.test rel-12.3;")) << map;
+  EXPECT_TRUE(contains(map, "\\default x;")) << map;  // a host, not the map's default
+
+  // One location per distinct ttl, before the catch-all (regex locations match in order).
+  size_t ttl0 = text.find("location ~ ^/_berth_cache/0/(?<berth_port>[0-9]+)/ {");
+  size_t ttl5 = text.find("location ~ ^/_berth_cache/5/(?<berth_port>[0-9]+)/ {");
+  size_t ttl60 = text.find("location ~ ^/_berth_cache/60/(?<berth_port>[0-9]+)/ {");
+  size_t any = text.find("location ~ ^/_berth_cache/[0-9]+/(?<berth_port>[0-9]+)/ {");
+  ASSERT_NE(ttl0, std::string::npos);
+  ASSERT_NE(ttl5, std::string::npos);
+  ASSERT_NE(ttl60, std::string::npos);
+  EXPECT_LT(ttl60, any);
+  EXPECT_LT(ttl0, any);
+  auto sixty = blockOf(text, "location ~ ^/_berth_cache/60/(?<berth_port>[0-9]+)/ {");
+  EXPECT_TRUE(contains(sixty, "internal;"));
+  EXPECT_TRUE(contains(sixty, "proxy_cache berth_cache;"));
+  EXPECT_TRUE(contains(sixty, "proxy_cache_key \"$berth_cache_key|$host|$request_uri\";"));
+  EXPECT_TRUE(contains(sixty, "proxy_cache_valid 60s;"));
+  EXPECT_TRUE(contains(sixty, "proxy_cache_bypass $berth_cache_off $berth_cache_private;"));
+  EXPECT_TRUE(contains(sixty,
+                       "proxy_no_cache $berth_cache_off $berth_cache_private "
+                       "$upstream_http_x_accel_redirect"));
+  EXPECT_TRUE(contains(sixty, "proxy_hide_header x-berth-cache;"));
+  EXPECT_TRUE(contains(sixty, "add_header x-berth-cache $berth_cache_status always;"));
+  EXPECT_TRUE(contains(sixty, "proxy_ignore_headers X-Accel-Redirect"));
+  EXPECT_TRUE(contains(sixty, "proxy_set_header Upgrade $http_upgrade;"));
+  EXPECT_TRUE(contains(sixty, "error_page 502 = @berth_app_502;"));
+  auto zero = blockOf(text, "location ~ ^/_berth_cache/0/(?<berth_port>[0-9]+)/ {");
+  EXPECT_TRUE(contains(zero, "proxy_cache berth_cache;"));
+  EXPECT_FALSE(contains(zero, "proxy_cache_valid")) << zero;  // only what the answer allows
+
+  // The project server looks the cache up before asking berthd, and never stores its answers.
+  auto project = blockOf(text.substr(text.find("server_name \"~^(?<berth_sub>")), "location / {");
+  EXPECT_TRUE(contains(project, "proxy_pass http://berth_backend;")) << project;
+  EXPECT_TRUE(contains(project, "proxy_cache berth_cache;"));
+  EXPECT_TRUE(contains(project, "proxy_cache_key \"$berth_cache_key|$host|$request_uri\";"));
+  EXPECT_TRUE(contains(project, "proxy_no_cache 1;"));
+  EXPECT_TRUE(contains(project, "proxy_cache_bypass $berth_cache_off $berth_cache_private;"));
+  EXPECT_TRUE(contains(project, "add_header x-berth-cache $berth_cache_hit always;"));
+  EXPECT_TRUE(contains(project, "proxy_set_header Range $http_range;"));
+  EXPECT_TRUE(contains(project, "proxy_set_header If-None-Match $http_if_none_match;"));
+  // The API server asks berthd every time.
+  auto api = blockOf(text, "location / {");
+  EXPECT_FALSE(contains(api, "proxy_cache")) << api;
+  EXPECT_TRUE(contains(text,
+                       "map \"$http_authorization$http_cookie$http_upgrade\" "
+                       "$berth_cache_private { '' ''; default 1; }"));
+
+  auto result = nginxTest(layout);
+  EXPECT_TRUE(result.status.ok()) << result.output;
+}
+
+TEST(NginxConfig, CacheRulesThatCouldInjectDirectivesAreRefused) {
+  TempDir dir;
+  auto layout = baseLayout(dir.path());
+  layout.cache_rules = {{"shop.example.com", "a;b", 60}};
+  EXPECT_THROW(renderNginxConfig(layout), std::invalid_argument);
+  layout.cache_rules = {{"shop.example.com; include /etc/passwd", "k", 60}};
+  EXPECT_THROW(renderNginxConfig(layout), std::invalid_argument);
+  layout.cache_rules = {{"shop.example.com", "k", 60}, {"shop.example.com", "j", 60}};
+  EXPECT_THROW(renderNginxConfig(layout), std::invalid_argument);  // a host twice
+  layout.cache_rules = {{"Shop.example.com", "k", 60}};            // rules reach here normalised
+  EXPECT_THROW(renderNginxConfig(layout), std::invalid_argument);
+}
+
+TEST(EdgeCacheRule, HostsKeysAndTtlsAreChecked) {
+  EXPECT_EQ(checkedEdgeCacheRule({"Shop.Example.COM.", "r1.0", 60}),
+            (EdgeCacheRule{"shop.example.com", "r1.0", 60}));
+  EXPECT_NO_THROW(checkedEdgeCacheRule({"a.b", std::string(100, 'k'), kMaxEdgeCacheTtl}));
+  auto refusal = [](EdgeCacheRule rule) {
+    try {
+      checkedEdgeCacheRule(std::move(rule));
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(refusal({"shop.example.com", "a;b", 1}),
+            "edge cache key for 'shop.example.com' must be 1 to 100 of A-Z a-z 0-9 . _ -: 'a;b'");
+  EXPECT_NE(refusal({"shop.example.com", "", 1}), "accepted");
+  EXPECT_NE(refusal({"shop.example.com", std::string(101, 'k'), 1}), "accepted");
+  EXPECT_NE(refusal({"shop.example.com", "a b", 1}), "accepted");
+  EXPECT_NE(refusal({"shop.example.com", "a\"b", 1}), "accepted");
+  EXPECT_EQ(refusal({"bad host", "k", 1}), "edge cache host is not a valid host name: 'bad host'");
+  EXPECT_NE(refusal({"", "k", 1}), "accepted");
+  EXPECT_NE(refusal({"a..b", "k", 1}), "accepted");
+  EXPECT_NE(refusal({"-a.b", "k", 1}), "accepted");
+  EXPECT_NE(refusal({"a{b}", "k", 1}), "accepted");
+  EXPECT_EQ(refusal({"a.b", "k", kMaxEdgeCacheTtl + 1}),
+            "edge cache ttl for 'a.b' is 31536001 s, above the limit of 31536000 s (1 year)");
+}

@@ -104,6 +104,16 @@ TEST(PluginLoader, WrongAbiSaysExpectedAndFound) {
                     HasSubstr("this berthd speaks " + ours)));
 }
 
+TEST(PluginLoader, APluginBuiltForAnOlderMinorLoadsAndStarts) {
+  ASSERT_GE(BERTH_ABI_MINOR, 1u);  // the fixture says 1.0
+  Router router;
+  PluginManager manager(CoreParts{});
+  manager.loadAll(kFixtures, {"oldminor"}, router);
+  EXPECT_THAT(manager.loadedIds(), ElementsAre("oldminor"));
+  manager.startAll();
+  manager.stopAll();
+}
+
 TEST(PluginLoader, LibraryWithAnotherIdIsRefused) {
   EXPECT_EQ(loadFailure({"badid"}), "plugin badid: the library says its id is notbadid");
 }

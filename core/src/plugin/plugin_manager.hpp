@@ -30,7 +30,8 @@ struct CoreParts {
   std::function<void(const std::vector<std::string>&)> on_custom_hosts;
   // Called when a plugin replaces its edge cache rules; the argument is the merge over plugins
   // (one rule per host, the first plugin in load order wins).
-  std::function<void(const std::vector<EdgeCacheRule>&)> on_edge_cache;
+  // (The initializer keeps brace-initialised CoreParts{...} of older code warning-free.)
+  std::function<void(const std::vector<EdgeCacheRule>&)> on_edge_cache = {};
 };
 
 struct JobDecl {
