@@ -23,7 +23,7 @@ work=$(mktemp -d /tmp/berth-bench-cache.XXXXXX); chmod 755 "$work"
 freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 port=$(freeport); nport=$(freeport)
 mkdir -p "$work/plugins"
-ln -s "$PWD/$build/test-plugins/libberth_edgecheck.so" "$work/plugins/"
+ln -s "$(cd "$build" && pwd)/test-plugins/libberth_edgecheck.so" "$work/plugins/"
 cat > "$work/berth.yaml" <<YAML
 server:
   listen: "127.0.0.1:$port"
