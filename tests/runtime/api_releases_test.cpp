@@ -435,6 +435,25 @@ TEST_F(ApiReleases, ListingsAnswerThe50And100Newest) {
   EXPECT_EQ(everywhere.back(), one + "-21");
 }
 
+// A team's releases are listed for each of its members, across their own projects too.
+TEST_F(ApiReleases, TeamMembersSeeTheTeamsReleases) {
+  Account member = makeAccount(*server, "relmemb");
+  makeTeam(*server, "relteam", owner->email);
+  addToTeam(*server, "relteam", member.email, "member");
+  mustCreate(api(member), "shared", "relteam");
+  std::string name = projectName("shared", "relteam");
+  auto up = deploy(name, staticSite("team"), {}, member);
+  ASSERT_EQ(up.status, 202) << up.body;
+  std::string id = up.json()["id"];
+  ASSERT_EQ(built(name, id)["status"], "live");
+  for (const Account* who : {owner, &member}) {
+    auto all = ids(api(*who).get("/deploys"));
+    EXPECT_NE(std::find(all.begin(), all.end(), id), all.end()) << who->slug;
+  }
+  auto theirs = ids(api(*stranger).get("/deploys"));
+  EXPECT_EQ(std::find(theirs.begin(), theirs.end(), id), theirs.end());
+}
+
 TEST_F(ApiReleases, TheLogsRouteChecksItsLimit) {
   std::string name = project("logs");
   std::string id = mustDeploy(name, staticSite("logged"))["id"];
