@@ -1114,11 +1114,12 @@ TEST(EdgeCache, AnswersThatForbidItOrSetCookiesAreNeverStored) {
   EXPECT_EQ(b.fetch("cached.localhost", "/claims-hit").headers["x-berth-cache"], "HIT");
 }
 
-TEST(EdgeCache, RequestsWithCredentialsOrCookiesAreNeverCached) {
+TEST(EdgeCache, RequestsWithCredentialsCookiesOrAScheduleRunAreNeverCached) {
   CacheBench b;
   EXPECT_EQ(b.fetch("cached.localhost", "/plain").headers["x-berth-cache"], "MISS");
   ASSERT_EQ(b.fetch("cached.localhost", "/plain").headers["x-berth-cache"], "HIT");
-  for (std::string header : {"Authorization: Bearer secret", "Cookie: session=1"}) {
+  for (std::string header :
+       {"Authorization: Bearer secret", "Cookie: session=1", "x-berth-schedule: sch_1"}) {
     // Not answered from the cache...
     auto response = b.fetch("cached.localhost", "/plain", {header});
     EXPECT_EQ(response.headers["x-berth-cache"], "MISS") << header;
@@ -1128,7 +1129,7 @@ TEST(EdgeCache, RequestsWithCredentialsOrCookiesAreNeverCached) {
     EXPECT_EQ(b.fetch("cached.localhost", target).headers["x-berth-cache"], "MISS") << header;
     EXPECT_EQ(b.fetch("cached.localhost", target).headers["x-berth-cache"], "HIT") << header;
   }
-  EXPECT_EQ(b.appCount("/plain"), 3);
+  EXPECT_EQ(b.appCount("/plain"), 4);
 }
 
 TEST(EdgeCache, HostsWithoutARuleAreNotCached) {

@@ -316,7 +316,7 @@ TEST(NginxConfig, CacheRulesRenderTheZoneTheMapAndALocationPerTtl) {
   auto api = blockOf(text, "location / {");
   EXPECT_FALSE(contains(api, "proxy_cache")) << api;
   EXPECT_TRUE(contains(text,
-                       "map \"$http_authorization$http_cookie$http_upgrade\" "
+                       "map \"$http_authorization$http_cookie$http_upgrade$http_x_berth_schedule\" "
                        "$berth_cache_private { '' ''; default 1; }"));
 
   auto result = nginxTest(layout);

@@ -180,10 +180,11 @@ class ConfigWriter {
     for (const auto& rule : layout_.cache_rules) line(2, "\\" + rule.host + " " + rule.key + ";");
     line(1, "}");
     line(1, "map $berth_cache_key $berth_cache_off { '' 1; default ''; }");
-    // Answers for a user (credentials, cookies) and websockets are never cached.
+    // Answers for a user (credentials, cookies) and websockets are never cached; a schedule's
+    // run must reach the app, whatever the cache holds.
     line(1,
-         "map \"$http_authorization$http_cookie$http_upgrade\" $berth_cache_private "
-         "{ '' ''; default 1; }");
+         "map \"$http_authorization$http_cookie$http_upgrade$http_x_berth_schedule\" "
+         "$berth_cache_private { '' ''; default 1; }");
     // Only answers served from the cache say HIT; berthd's own answers get no header.
     line(1,
          "map $upstream_cache_status $berth_cache_hit "
