@@ -133,11 +133,12 @@ std::string makeClusterDir() {
 }  // namespace
 
 PgCluster::PgCluster() : dir_(makeClusterDir()) {
-  // A throwaway cluster needs no durability: without fsync its shutdown checkpoint, which
-  // otherwise costs every test program seconds, is nearly free.
-  server_ = std::make_unique<core::EmbeddedPostgres>(
-      dir_, core::DatabaseSettings{},
-      "-c fsync=off -c synchronous_commit=off -c full_page_writes=off");
+  // A throwaway cluster outlives no machine crash, so it needs no fsync: its shutdown
+  // checkpoint, which otherwise costs every test program seconds, is nearly free. Commits
+  // still reach the kernel before they return (synchronous_commit stays on): tests that
+  // SIGKILL the postmaster expect committed rows to survive.
+  server_ = std::make_unique<core::EmbeddedPostgres>(dir_, core::DatabaseSettings{},
+                                                     "-c fsync=off -c full_page_writes=off");
   // The free port we picked may be taken by someone else before the postmaster binds it: pick
   // another (initdb is not repeated).
   constexpr int kAttempts = 3;
