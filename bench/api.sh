@@ -5,15 +5,12 @@
 # nginx, and berthd's memory idle with every plugin loaded.
 # Usage: bench/api.sh [seconds per run, default 10]   (build first: scripts/build.sh)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/lib.sh"
+bench_init
 secs=${1:-10}
-berthd=build/bin/berthd
-[ -x "$berthd" ] || { echo "build first: scripts/build.sh"; exit 1; }
-command -v wrk >/dev/null || { echo "wrk is missing: scripts/install-deps.sh"; exit 1; }
 
-work=$(mktemp -d /tmp/berth-bench.XXXXXX); chmod 755 "$work"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-nport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+bench_workdir api
+port=$(freeport); nport=$(freeport)
 cat > "$work/berth.yaml" <<YAML
 server:
   listen: "127.0.0.1:$port"
@@ -28,22 +25,12 @@ log:
 projects:
   creation_burst: 100
 YAML
-cleanup() {
-  [ -n "${bpid:-}" ] && kill -TERM "$bpid" 2>/dev/null && wait "$bpid" 2>/dev/null || true
-  [ -f "$work/nginx/nginx.pid" ] && kill -QUIT "$(cat "$work/nginx/nginx.pid")" 2>/dev/null || true
-  sleep 0.5; rm -rf "$work"
-}
-trap cleanup EXIT
-
-: > "$work/out.log"
-"$berthd" --config "$work/berth.yaml" serve > "$work/out.log" 2>&1 &
-bpid=$!
-for _ in $(seq 1 300); do grep -q "berthd ready" "$work/out.log" && break; sleep 0.1; done
-grep -q "berthd ready" "$work/out.log" || { cat "$work/out.log"; exit 1; }
+trap stop_bench EXIT
+start_berthd
 sleep 2
 rss_idle=$(awk '/VmRSS/ {print $2}' /proc/$bpid/status)
 hwm_idle=$(awk '/VmHWM/ {print $2}' /proc/$bpid/status)
-plugins=$(ls build/lib/berth/*.so | wc -l)
+plugins=$(ls "$build"/lib/berth/*.so | wc -l)
 
 "$berthd" --config "$work/berth.yaml" account create --email bench@example.com --plan pro >/dev/null
 token=$("$berthd" --config "$work/berth.yaml" token create --email bench@example.com)
@@ -56,34 +43,9 @@ done
 mkdir -p "$work/nginx/www"
 curl -s "http://127.0.0.1:$port/regions" > "$work/nginx/www/regions"
 curl -s -H "Authorization: Bearer $token" "http://127.0.0.1:$port/projects" > "$work/nginx/www/projects"
-cat > "$work/nginx/nginx.conf" <<NGINX
-daemon on; worker_processes 2; pid $work/nginx/nginx.pid; error_log $work/nginx/error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off; sendfile on; tcp_nopush on; keepalive_timeout 65;
-  client_body_temp_path $work/nginx/body; proxy_temp_path $work/nginx/proxy;
-  fastcgi_temp_path $work/nginx/fcgi; uwsgi_temp_path $work/nginx/uwsgi; scgi_temp_path $work/nginx/scgi;
-  server { listen 127.0.0.1:$nport; root $work/nginx/www; default_type application/json; }
-}
-NGINX
-nginx -c "$work/nginx/nginx.conf" -p "$work/nginx/"
+start_plain_nginx "$nport" 2 application/json
 
-run() {  # url [header] -> "reqs p50_ms p99_ms"
-  local out
-  if [ -n "${2:-}" ]; then out=$(wrk -t2 -c64 -d"${secs}s" --latency -H "$2" "$1")
-  else out=$(wrk -t2 -c64 -d"${secs}s" --latency "$1"); fi
-  local rps p50 p99 non2xx
-  rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
-  p50=$(echo "$out" | awk '$1=="50%" {print $2}')
-  p99=$(echo "$out" | awk '$1=="99%" {print $2}')
-  non2xx=$(echo "$out" | awk '/Non-2xx/ {print $NF}')
-  echo "$rps $(ms "$p50") $(ms "$p99") ${non2xx:-0}"
-}
-ms() {  # wrk latency (us/ms/s) -> ms
-  echo "$1" | awk '/us$/ {sub("us",""); printf "%.2f", $1/1000; next}
-                   /ms$/ {sub("ms",""); printf "%.2f", $1; next}
-                   /s$/  {sub("s","");  printf "%.2f", $1*1000}'
-}
+run() { wrk_run "$@" | awk '{print $1, $3, $4, $5}'; }  # url [header] -> "req/s p50 p99 non2xx"
 
 size_r=$(stat -c %s "$work/nginx/www/regions"); size_p=$(stat -c %s "$work/nginx/www/projects")
 read -r n_r n_r50 n_r99 _ <<< "$(run "http://127.0.0.1:$nport/regions")"

@@ -11,17 +11,13 @@
 # Usage: bench/runtime_gateway.sh [seconds per run, default 5] [rounds, default 3]
 #        BUILD_DIR picks the build (default build). Run as root (apps run as nobody).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/lib.sh"
+bench_init
 secs=${1:-5}
 rounds=${2:-3}
-build=${BUILD_DIR:-build}
-berthd=$build/bin/berthd
-[ -x "$berthd" ] || { echo "build first: scripts/build.sh"; exit 1; }
-command -v wrk >/dev/null || { echo "wrk is missing: scripts/install-deps.sh"; exit 1; }
 command -v node >/dev/null || { echo "node is missing"; exit 1; }
 
-work=$(mktemp -d /tmp/berth-bench-gateway.XXXXXX); chmod 755 "$work"
-freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+bench_workdir gateway
 port=$(freeport); nport=$(freeport)
 cat > "$work/berth.yaml" <<YAML
 server:
@@ -41,16 +37,10 @@ log:
 YAML
 cleanup() {
   [ -n "${apid:-}" ] && kill "$apid" 2>/dev/null || true
-  [ -n "${bpid:-}" ] && kill -TERM "$bpid" 2>/dev/null && wait "$bpid" 2>/dev/null || true
-  [ -f "$work/nginx/nginx.pid" ] && kill -QUIT "$(cat "$work/nginx/nginx.pid")" 2>/dev/null || true
-  sleep 0.5; rm -rf "$work"
+  stop_bench
 }
 trap cleanup EXIT
-
-"$berthd" --config "$work/berth.yaml" serve > "$work/out.log" 2>&1 &
-bpid=$!
-for _ in $(seq 1 300); do grep -q "berthd ready" "$work/out.log" && break; sleep 0.1; done
-grep -q "berthd ready" "$work/out.log" || { cat "$work/out.log"; exit 1; }
+start_berthd
 
 cfg=(--config "$work/berth.yaml")
 "$berthd" "${cfg[@]}" account create --email bench@example.com --plan pro --slug benchacct >/dev/null
@@ -95,18 +85,8 @@ cmp -s <(curl -sf -H "Host: $site_host" "http://127.0.0.1:$port/page.html") "$wo
 [ "$(curl -sf -H "Host: $app_host" "http://127.0.0.1:$port/")" = hello ] \
   || { echo "the gateway does not reach the app"; exit 1; }
 
-workers=$(awk '/^worker_processes/ {gsub(";",""); print $2}' "$work/data/edge/nginx.conf")
-cat > "$work/nginx/nginx.conf" <<NGINX
-daemon on; worker_processes ${workers:-2}; pid $work/nginx/nginx.pid; error_log $work/nginx/error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off; sendfile on; tcp_nopush on; keepalive_timeout 65; etag on;
-  client_body_temp_path $work/nginx/body; proxy_temp_path $work/nginx/proxy;
-  fastcgi_temp_path $work/nginx/fcgi; uwsgi_temp_path $work/nginx/uwsgi; scgi_temp_path $work/nginx/scgi;
-  server { listen 127.0.0.1:$nport; root $work/nginx/www; default_type text/html; }
-}
-NGINX
-nginx -c "$work/nginx/nginx.conf" -p "$work/nginx/"
+workers=$(edge_workers)
+start_plain_nginx "$nport" "${workers:-2}" text/html
 
 # The same app started by hand on its own port, for wrk straight to it and for its own
 # start-to-listening time.
@@ -124,21 +104,8 @@ start_app() {  # sets started_ms: from exec to listening, as the app measures it
 }
 stop_app() { kill "$apid" 2>/dev/null; wait "$apid" 2>/dev/null || true; apid=; }
 
-run() {  # url [host] [extra header] -> "req/s p50_ms non2xx"
-  local out
-  if [ -n "${3:-}" ]; then out=$(wrk -t2 -c64 -d"${secs}s" --latency -H "Host: $2" -H "$3" "$1")
-  elif [ -n "${2:-}" ]; then out=$(wrk -t2 -c64 -d"${secs}s" --latency -H "Host: $2" "$1")
-  else out=$(wrk -t2 -c64 -d"${secs}s" --latency "$1"); fi
-  echo "$(echo "$out" | awk '/Requests\/sec/ {print $2}') $(ms "$(echo "$out" | awk '$1=="50%" {print $2}')") $(echo "$out" | awk '/Non-2xx/ {print $NF}')"
-}
-ms() {
-  echo "$1" | awk '/us$/ {sub("us",""); printf "%.2f", $1/1000; next}
-                   /ms$/ {sub("ms",""); printf "%.2f", $1; next}
-                   /s$/  {sub("s","");  printf "%.2f", $1*1000}'
-}
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
-last() { echo "$1" | awk '{print $NF}'; }
+# url [host] [extra header] -> "req/s p50_ms non2xx"
+run() { wrk_run "$1" ${2:+"Host: $2"} "${3:-}" | awk '{print $1, $3, $5}'; }
 stops_file="$work/data/releases"
 app_running() { pgrep -f "node server.js" -u nobody >/dev/null 2>&1; }
 

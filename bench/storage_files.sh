@@ -10,16 +10,12 @@
 #        (build first: scripts/build.sh)
 # BUILD_DIR picks the build (default build).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/lib.sh"
+bench_init
 secs=${1:-5}
 rounds=${2:-3}
-build=${BUILD_DIR:-build}
-berthd=$build/bin/berthd
-[ -x "$berthd" ] || { echo "build first: scripts/build.sh"; exit 1; }
-command -v wrk >/dev/null || { echo "wrk is missing: scripts/install-deps.sh"; exit 1; }
 
-work=$(mktemp -d /tmp/berth-bench-files.XXXXXX); chmod 755 "$work"
-freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+bench_workdir files
 port=$(freeport); nport=$(freeport)
 cat > "$work/berth.yaml" <<YAML
 server:
@@ -38,16 +34,10 @@ log:
 YAML
 cleanup() {
   [ -n "${sampler:-}" ] && kill "$sampler" 2>/dev/null || true
-  [ -n "${bpid:-}" ] && kill -TERM "$bpid" 2>/dev/null && wait "$bpid" 2>/dev/null || true
-  [ -f "$work/nginx/nginx.pid" ] && kill -QUIT "$(cat "$work/nginx/nginx.pid")" 2>/dev/null || true
-  sleep 0.5; rm -rf "$work"
+  stop_bench
 }
 trap cleanup EXIT
-
-"$berthd" --config "$work/berth.yaml" serve > "$work/out.log" 2>&1 &
-bpid=$!
-for _ in $(seq 1 300); do grep -q "berthd ready" "$work/out.log" && break; sleep 0.1; done
-grep -q "berthd ready" "$work/out.log" || { cat "$work/out.log"; exit 1; }
+start_berthd
 
 "$berthd" --config "$work/berth.yaml" account create --email bench@example.com --plan pro --slug benchacct >/dev/null
 token=$("$berthd" --config "$work/berth.yaml" token create --email bench@example.com | tail -n1)
@@ -66,47 +56,13 @@ for f in small.bin large.bin; do
     || { echo "berthd does not serve $f as uploaded"; exit 1; }
 done
 
-workers=$(awk '/^worker_processes/ {gsub(";",""); print $2}' "$work/data/edge/nginx.conf")
-cat > "$work/nginx/nginx.conf" <<NGINX
-daemon on; worker_processes ${workers:-2}; pid $work/nginx/nginx.pid; error_log $work/nginx/error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off; sendfile on; tcp_nopush on; keepalive_timeout 65; etag on;
-  client_body_temp_path $work/nginx/body; proxy_temp_path $work/nginx/proxy;
-  fastcgi_temp_path $work/nginx/fcgi; uwsgi_temp_path $work/nginx/uwsgi; scgi_temp_path $work/nginx/scgi;
-  server { listen 127.0.0.1:$nport; root $work/nginx/www; default_type application/octet-stream; }
-}
-NGINX
-nginx -c "$work/nginx/nginx.conf" -p "$work/nginx/"
+workers=$(edge_workers)
+start_plain_nginx "$nport" "${workers:-2}"
 
-run() {  # url [host] -> "reqs bytes_per_sec p50_ms p99_ms non2xx"
-  local out
-  if [ -n "${2:-}" ]; then out=$(wrk -t2 -c64 -d"${secs}s" --latency -H "Host: $2" "$1")
-  else out=$(wrk -t2 -c64 -d"${secs}s" --latency "$1"); fi
-  local rps tput p50 p99 non2xx
-  rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
-  tput=$(echo "$out" | awk '/Transfer\/sec/ {print $2}')
-  p50=$(echo "$out" | awk '$1=="50%" {print $2}')
-  p99=$(echo "$out" | awk '$1=="99%" {print $2}')
-  non2xx=$(echo "$out" | awk '/Non-2xx/ {print $NF}')
-  echo "$rps $(bytes "$tput") $(ms "$p50") $(ms "$p99") ${non2xx:-0}"
-}
-ms() {  # wrk latency (us/ms/s) -> ms
-  echo "$1" | awk '/us$/ {sub("us",""); printf "%.2f", $1/1000; next}
-                   /ms$/ {sub("ms",""); printf "%.2f", $1; next}
-                   /s$/  {sub("s","");  printf "%.2f", $1*1000}'
-}
-bytes() {  # wrk transfer rate (B/KB/MB/GB) -> bytes per second
-  echo "$1" | awk '/GB$/ {sub("GB",""); printf "%.0f", $1*1073741824; next}
-                   /MB$/ {sub("MB",""); printf "%.0f", $1*1048576; next}
-                   /KB$/ {sub("KB",""); printf "%.0f", $1*1024; next}
-                   /B$/  {sub("B","");  printf "%.0f", $1}'
-}
+run() { wrk_run "$1" ${2:+"Host: $2"}; }  # url [host] -> "req/s bytes/s p50 p99 non2xx"
 rss() { awk '/VmRSS/ {print $2}' /proc/$bpid/status; }
 
 berth_host="$project.localhost"
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
 # The machine is shared, so load drifts between runs: each round measures every target once,
 # back to back, and the table shows medians over the rounds (ratios too: per round, then the
 # median), which a passing burst of load moves far less than one long run.
