@@ -19,7 +19,7 @@
 using namespace berth::testing;
 using namespace berth::testing::projects_api;
 using berth::runtime::testing::TarBuilder;
-using berth::testing::scheduler_api::stopCleanly;
+using berth::testing::stopCleanly;
 using nlohmann::json;
 
 namespace {

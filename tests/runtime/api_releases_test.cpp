@@ -42,18 +42,7 @@ class ApiReleases : public ::testing::Test {
     gate_dir = new std::string(makeTempDir("berth-release-gate"));
   }
   static void TearDownTestSuite() {
-    // berthd stops cleanly (its build threads joined) and, in a sanitizer build, without a
-    // report (ASan, UBSan, LSan write to its output; the exit status alone would not show a
-    // leak found at exit).
-    const auto status = server->terminate();
-    const std::string output = server->output();
-    for (const char* report :
-         {"ERROR: AddressSanitizer", "runtime error:", "ERROR: LeakSanitizer"}) {
-      const size_t at = output.find(report);
-      if (at != std::string::npos) ADD_FAILURE() << "berthd: " << output.substr(at, 4000);
-    }
-    EXPECT_TRUE(status.ok()) << "berthd exited with " << status.code << " / signal "
-                             << status.signal;
+    stopCleanly(*server);  // its threads joined, and no sanitizer report
     removeTree(*gate_dir);
     delete gate_dir;
     delete owner;

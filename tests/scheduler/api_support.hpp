@@ -54,21 +54,6 @@ inline nlohmann::json runsOf(const ApiClient& api, const std::string& project,
   return r.json().at("runs");
 }
 
-// Stops berthd (SIGTERM) and checks that it stopped cleanly: exit status 0 and no sanitizer
-// report in what it printed (a sanitizer build writes leaks and errors there, and a runner
-// thread left running would show here too).
-inline void stopCleanly(BerthdProcess& server) {
-  auto status = server.terminate();
-  std::string out = server.output();
-  EXPECT_TRUE(status.ok()) << "berthd exited with " << status.code << ", signal " << status.signal
-                           << ":\n"
-                           << out.substr(out.size() > 4000 ? out.size() - 4000 : 0);
-  for (const char* marker : {"ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:"}) {
-    size_t at = out.find(marker);
-    EXPECT_EQ(at, std::string::npos) << out.substr(at == std::string::npos ? 0 : at, 4000);
-  }
-}
-
 // The account id of a user: the owner of one of its own projects.
 inline std::string accountIdOf(const ApiClient& api, const std::string& own_project) {
   auto r = api.get("/projects/" + own_project);

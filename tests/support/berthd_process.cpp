@@ -11,6 +11,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include <gtest/gtest.h>
+
 #include "support/pg_cluster.hpp"
 
 namespace berth::testing {
@@ -151,6 +153,18 @@ std::string BerthdProcess::createAccountWithToken(const std::string& email,
   // runCommand mixes stderr in; the token is the last line.
   auto nl = t.rfind('\n');
   return nl == std::string::npos ? t : t.substr(nl + 1);
+}
+
+void stopCleanly(BerthdProcess& server) {
+  auto status = server.terminate();
+  std::string out = server.output();
+  EXPECT_TRUE(status.ok()) << "berthd exited with " << status.code << ", signal " << status.signal
+                           << ":\n"
+                           << out.substr(out.size() > 4000 ? out.size() - 4000 : 0);
+  for (const char* marker : {"ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:"}) {
+    size_t at = out.find(marker);
+    EXPECT_EQ(at, std::string::npos) << out.substr(at == std::string::npos ? 0 : at, 4000);
+  }
 }
 
 }  // namespace berth::testing

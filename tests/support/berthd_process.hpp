@@ -55,6 +55,11 @@ class BerthdProcess {
   bool own_root_ = true;
 };
 
+// Stops berthd (SIGTERM) and fails the current test unless it exited cleanly and printed no
+// sanitizer report (a sanitizer build writes leaks and errors to its output; the exit status
+// alone would not show a leak found at exit).
+void stopCleanly(BerthdProcess& server);
+
 // A fresh, world-traversable temporary directory (nginx workers and PostgreSQL run as other
 // users when the tests run as root).
 std::string makeTempDir(const std::string& prefix);
