@@ -56,3 +56,20 @@ function(berth_add_plugin id)
   file(GENERATE OUTPUT ${inc} CONTENT "${content}")
   target_include_directories(${target} PRIVATE ${gen_dir})
 endfunction()
+
+# berth_add_plugin_logic(<id> [LIBRARIES <libs...>])
+#
+# A plugin's logic, every src/*.cpp beside the calling CMakeLists.txt, as the static library
+# berth_<id>_logic: linked into the plugin and into the unit tests of tests/<id> (which the
+# tests' CMakeLists link automatically). Built position-independent with hidden visibility,
+# like the plugin it goes into; src/ is its public include folder.
+function(berth_add_plugin_logic id)
+  cmake_parse_arguments(L "" "" "LIBRARIES" ${ARGN})
+  set(target berth_${id}_logic)
+  file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/src/*.cpp)
+  add_library(${target} STATIC ${sources})
+  set_target_properties(${target} PROPERTIES
+    POSITION_INDEPENDENT_CODE ON CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+  target_include_directories(${target} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/src)
+  target_link_libraries(${target} PUBLIC ${L_LIBRARIES})
+endfunction()
