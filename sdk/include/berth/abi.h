@@ -31,7 +31,7 @@ extern "C" {
 #endif
 
 #define BERTH_ABI_MAJOR 1u
-#define BERTH_ABI_MINOR 1u
+#define BERTH_ABI_MINOR 2u
 #define BERTH_EXPORT __attribute__((visibility("default")))
 
 /** A borrowed byte view. ptr == NULL means "absent" (for example a missing header, SQL NULL). */
@@ -257,6 +257,33 @@ typedef struct berth_edge_cache_rule {
   uint32_t ttl_seconds;
 } berth_edge_cache_rule;
 
+/** An edge file tree (ABI 1.2): on project hosts, the edge answers a GET or HEAD whose path
+ *  starts with `prefix` by itself when the file <root>/<host>/<rest> exists, where <host> is
+ *  the request's host (lower case, no port) and <rest> the decoded path after the prefix; any
+ *  other request, a missing file or a path with "//", "/." or an encoded '/', '.' or '\\'
+ *  goes to berthd as before. The plugin keeps <root>/<host> (a folder, or a symbolic link to
+ *  one) true for the hosts it serves: the tree is a cache of what berthd would answer.
+ *  `prefix` is "/" or "/<segment>/" ([A-Za-z0-9._-]); `root` is absolute and below data_dir;
+ *  `index` (may be empty) is tried for a path ending in '/'; `types_file` (may be empty) is an
+ *  nginx file of `types { ... }` naming content types by extension, else the edge's table. */
+typedef struct berth_edge_files_rule {
+  uint32_t struct_size;
+  berth_str prefix;
+  berth_str root;
+  berth_str index;
+  berth_str types_file;
+} berth_edge_files_rule;
+
+/** A running app the edge may proxy to without asking berthd (ABI 1.2): requests for `host`
+ *  go straight to 127.0.0.1:port over kept-alive connections, through the edge cache when the
+ *  host has a cache rule. When the app does not answer (502), the request goes to berthd, which
+ *  decides as before (a stopped app is woken). */
+typedef struct berth_edge_app_rule {
+  uint32_t struct_size;
+  berth_str host; /* a plain DNS name, as in set_custom_hosts */
+  uint32_t port;  /* 1024..65535 */
+} berth_edge_app_rule;
+
 enum berth_db_status { BERTH_DB_OK = 0, BERTH_DB_SQL_ERROR = 1, BERTH_DB_UNAVAILABLE = 2 };
 
 /* ---- what the core offers --------------------------------------------------------------- */
@@ -342,6 +369,13 @@ typedef struct berth_host_api {
    * A bad rule (host, key, ttl, a host twice) fails the whole call, changing nothing; the
    * reason goes to the core's log. */
   int32_t (*set_edge_cache)(berth_host*, const berth_edge_cache_rule* rules, size_t count);
+
+  /* ---- ABI 1.2 ---- (check struct_size before calling what follows) */
+
+  /* Edge file trees and running apps: each replaces the plugin's whole set (count 0 clears
+   * it), as set_edge_cache does, with the same array stride and all-or-nothing checking. */
+  int32_t (*set_edge_files)(berth_host*, const berth_edge_files_rule* rules, size_t count);
+  int32_t (*set_edge_apps)(berth_host*, const berth_edge_app_rule* rules, size_t count);
 } berth_host_api;
 
 /* ---- what every plugin exports ---------------------------------------------------------- */

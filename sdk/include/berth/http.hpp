@@ -275,6 +275,21 @@ class Responder {
     send(BERTH_RESPONSE_PROXY, 200, {}, std::to_string(port), with_ttl, {});
   }
 
+  /** Has the edge send the request to a FastCGI server on 127.0.0.1:port (php-cgi, say) as a
+   *  request for the script `script_name` ("/index.php") in `document_root` (absolute, below
+   *  data_dir): SCRIPT_FILENAME is their join, REQUEST_URI the request's own URI, and the
+   *  method, query, headers and body are the client's. Needs Berth ABI 1.2; the core consumes
+   *  the reserved headers X-Berth-FastCGI-Root and X-Berth-FastCGI-Script that carry them. */
+  void fastcgi(int port, std::string_view document_root, std::string_view script_name,
+               const Headers& headers = {}) {
+    Headers with_script;
+    with_script.reserve(headers.size() + 2);
+    with_script.emplace_back("X-Berth-FastCGI-Root", std::string(document_root));
+    with_script.emplace_back("X-Berth-FastCGI-Script", std::string(script_name));
+    for (const auto& header : headers) with_script.push_back(header);
+    send(BERTH_RESPONSE_PROXY, 200, {}, std::to_string(port), with_script, {});
+  }
+
   /** True once any copy has answered. */
   bool answered() const noexcept { return !state_ || state_->answered(); }
 

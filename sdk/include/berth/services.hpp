@@ -35,6 +35,20 @@ struct EdgeCacheRule {
   uint32_t ttl_seconds = 0;  ///< lifetime of answers that do not say; 0: only those that do
 };
 
+/** A file tree the edge serves from on project hosts (see Services::setEdgeFiles). */
+struct EdgeFilesRule {
+  std::string prefix;      ///< "/" or "/<segment>/", e.g. "/_files/"
+  std::string root;        ///< absolute, below data_dir; holds one entry per host
+  std::string index;       ///< tried for a path ending in '/' (e.g. "index.html"); may be empty
+  std::string types_file;  ///< an nginx `types { }` file; empty: the edge's own table
+};
+
+/** A running app the edge proxies a host to directly (see Services::setEdgeApps). */
+struct EdgeAppRule {
+  std::string host;  ///< a plain DNS name
+  int port = 0;      ///< 127.0.0.1:port
+};
+
 namespace detail {
 /** Why the core would refuse a rule, in its words; empty when it would not. The core checks
  *  again: this only gives the plugin a clear message without reading the core's log. */
@@ -208,6 +222,65 @@ class Services {
     if (table->set_edge_cache(host_.host, raw.empty() ? nullptr : raw.data(), raw.size()) !=
         BERTH_OK)
       throw Error(500, "the edge did not take the edge cache rules");
+  }
+
+  /** Has the edge answer GET/HEAD requests under `prefix` on project hosts from files it finds
+   *  at <root>/<host>/<path after prefix>, before asking berthd: a hit costs berthd nothing; a
+   *  miss, another method, or a path with "//", "/." or an encoded '/', '.' or '\\' reaches
+   *  the plugin's routes as before. The tree is the plugin's cache of its own answers: it must
+   *  hold only what the plugin would serve, for the host named (a symbolic link per host to a
+   *  project's folder is the usual shape), and the plugin removes entries before they stop
+   *  being true. Replaces the plugin's previous rules.
+   *  @throw Error 500 naming the bad rule (prefix, root outside data_dir, a prefix twice or
+   *  another plugin's), or when the core did not take them; nothing changes then. */
+  void setEdgeFiles(const std::vector<EdgeFilesRule>& rules) const {
+    const berth_host_api* table = api();
+    if (table->struct_size < offsetof(berth_host_api, set_edge_files) + sizeof(void*) ||
+        table->set_edge_files == nullptr)
+      throw Error(500, "this berthd has no edge file trees (it needs Berth ABI 1.2)");
+    std::vector<berth_edge_files_rule> raw;
+    raw.reserve(rules.size());
+    for (const EdgeFilesRule& rule : rules) {
+      berth_edge_files_rule entry{};
+      entry.struct_size = sizeof(berth_edge_files_rule);
+      entry.prefix = detail::toStr(rule.prefix);
+      entry.root = detail::toStr(rule.root);
+      entry.index = detail::toStr(rule.index);
+      entry.types_file = detail::toStr(rule.types_file);
+      raw.push_back(entry);
+    }
+    if (table->set_edge_files(host_.host, raw.empty() ? nullptr : raw.data(), raw.size()) !=
+        BERTH_OK)
+      throw Error(500, "the edge did not take the edge file rules (see berthd's log)");
+  }
+
+  /** Has the edge proxy every request for each rule's host straight to 127.0.0.1:port over
+   *  kept-alive connections, without asking berthd (through the edge cache when the host has
+   *  a cache rule, see setEdgeCache). If the app does not answer (502), the request reaches
+   *  the plugin's routes as before, so a rule left for a stopped app costs a detour, not an
+   *  error. The edge reloads to apply a change (coalesced, within about a second): remove a
+   *  rule and wait that long before stopping its app. Replaces the plugin's previous rules.
+   *  @throw Error 500 naming the bad rule (host, port, a host twice), or when the core did
+   *  not take them; nothing changes then. */
+  void setEdgeApps(const std::vector<EdgeAppRule>& rules) const {
+    const berth_host_api* table = api();
+    if (table->struct_size < offsetof(berth_host_api, set_edge_apps) + sizeof(void*) ||
+        table->set_edge_apps == nullptr)
+      throw Error(500, "this berthd cannot route apps at the edge (it needs Berth ABI 1.2)");
+    std::vector<berth_edge_app_rule> raw;
+    raw.reserve(rules.size());
+    for (const EdgeAppRule& rule : rules) {
+      if (rule.port < 1024 || rule.port > 65535)
+        throw Error(500, "edge app port for '" + rule.host + "' must be 1024 to 65535");
+      berth_edge_app_rule entry{};
+      entry.struct_size = sizeof(berth_edge_app_rule);
+      entry.host = detail::toStr(rule.host);
+      entry.port = static_cast<uint32_t>(rule.port);
+      raw.push_back(entry);
+    }
+    if (table->set_edge_apps(host_.host, raw.empty() ? nullptr : raw.data(), raw.size()) !=
+        BERTH_OK)
+      throw Error(500, "the edge did not take the edge app rules (see berthd's log)");
   }
 
   /** Every installer that loaded plugins declared, installable or not. */
