@@ -13,6 +13,7 @@ packages=(
   media-types
   python3-croniter
   mariadb-server zlib1g-dev
+  php-cgi php-pgsql
 )
 
 missing=()
