@@ -1,5 +1,7 @@
 #include "gateway_app_spec.hpp"
 
+#include "php_cgi.hpp"
+
 namespace berth::runtime {
 
 AppEnvironmentInput appEnvironmentFor(const Context& context, const std::string& project_id,
@@ -16,6 +18,8 @@ AppEnvironmentInput appEnvironmentFor(const Context& context, const std::string&
     for (const auto& [name, value] : secrets["vars"].items())
       if (value.is_string()) env.secrets[name] = value.get<std::string>();
   env.start_env = release.start_env;
+  if (release.kind == StartKind::Php)
+    for (auto& setting : phpCgiEnvironment()) env.start_env.push_back(std::move(setting));
   return env;
 }
 
@@ -31,6 +35,12 @@ AppSpec appSpecFor(const Context& context, const HostedProject& project,
   spec.readiness_path = context.config.readiness_path;
   spec.start_timeout = context.config.start_timeout;
   spec.stop_grace = context.config.stop_grace;
+  if (release.kind == StartKind::Php) {
+    spec.argv = phpCgiArgv(release.argv, spec.release_dir);
+    spec.readiness_path.reset();  // a FastCGI port answers no HTTP: ready when it accepts
+    if (spec.sandbox)
+      for (auto& path : phpSandboxPaths()) spec.sandbox->system_paths.push_back(std::move(path));
+  }
   return spec;
 }
 

@@ -1,7 +1,8 @@
 // What a process release of a project is started with: its argv and release folder from the
 // release, the environment (DATABASE_URL and PG* of the project's database, its runtime
 // secrets, the start script's assignments), and the run_as, sandbox, readiness and time
-// limits of the runtime's configuration.
+// limits of the runtime's configuration. A PHP release runs php-cgi with the platform's php.ini
+// overrides and environment (php_cgi.hpp), ready when its FastCGI port accepts connections.
 #pragma once
 #include "context.hpp"
 #include "project_routing.hpp"

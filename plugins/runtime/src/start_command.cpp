@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "php_cgi.hpp"
+
 namespace berth::runtime {
 namespace {
 
@@ -163,11 +165,13 @@ StartChoice detect(const fs::path& dir, const ToolFinder& tool_exists) {
     return choice;
   }
   if (isFile(dir / "index.php")) {
-    if (!tool_exists("php-fpm") && !tool_exists("php-cgi")) {
+    // php-cgi as a FastCGI server under the supervisor, one per project (README, "PHP").
+    if (!tool_exists("php-cgi")) {
       choice.error = missingTool("PHP", "index.php");
       return choice;
     }
-    choice.plan = StartPlan{StartKind::Php, "", {}, {}, "PHP", "detected", {}};
+    choice.plan = StartPlan{StartKind::Php, kPhpCgiCommand, phpCgiCommand(), {},
+                            "PHP",          "detected",     phpBuildStep()};
     return choice;
   }
   if (isFile(dir / "go.mod")) {

@@ -23,7 +23,7 @@ using berth::splitCommand;
 enum class StartKind {
   Static,   // files served by the edge, no process
   Process,  // argv run on a loopback port
-  Php,      // index.php: PHP served through the PHP runtime, not a command of the app's
+  Php,      // index.php: php-cgi as a FastCGI server on a loopback port (php_cgi.hpp)
 };
 
 struct StartPlan {
