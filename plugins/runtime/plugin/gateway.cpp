@@ -4,6 +4,7 @@
 
 #include "gateway_app_spec.hpp"
 #include "parts.hpp"
+#include "php_answer.hpp"
 #include "static_site.hpp"
 
 namespace berth::runtime {
@@ -67,9 +68,9 @@ void Gateway::handle(const Request& request, Responder& responder) {
     case StartKind::Process:
       return serveApp(project, *release, request, responder);
     case StartKind::Php:
-      break;
+      return answerPhp(context_, project, *release, [&] { return specFor(project, *release); },
+                       request, responder);
   }
-  throw Error::unavailable("this release needs PHP, which is not installed on this server");
 }
 
 void Gateway::serveStatic(const HostedProject& project, const ReleaseRecord& release,
@@ -153,7 +154,7 @@ void Gateway::secretChanged(const nlohmann::json& payload) {
   std::shared_ptr<AppProcess> app = context_.apps->find(project_id);
   if (!app) return;  // never started here: the next start reads the secrets
   std::shared_ptr<const ReleaseRecord> release = routing_.live(project_id);
-  if (!release || release->kind != StartKind::Process) return;
+  if (!release || release->kind == StartKind::Static) return;  // PHP apps restart too
   // A running app restarts with the new value now; a stopped one gets it at its next start.
   app->setEnvironment(appEnvironmentFor(context_, project_id, *release));
   context_.logger()
