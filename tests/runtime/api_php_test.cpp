@@ -37,7 +37,9 @@ $out = [
   'greeting' => getenv('GREETING'),
   'home' => getenv('HOME'),
   'port' => getenv('PORT'),
-  'master' => posix_getppid(),
+  // php-cgi's parent (the worker's parent): its pid and start time, since inside a fresh
+  // sandbox (its own pid namespace) every new parent may get the same small pid.
+  'master' => posix_getppid() . '@' . explode(' ', explode(')', file_get_contents('/proc/' . posix_getppid() . '/stat'))[1])[20],
   'pgsql' => function_exists('pg_connect'),
 ];
 if (function_exists('pg_connect')) {
@@ -77,6 +79,10 @@ bool phpCgiInstalled() {
   return berth::runtime::toolOnPath("php-cgi");
 }
 
+bool sandboxed() {
+  return berth::runtime::toolOnPath("bwrap");
+}
+
 // Whether php-cgi loads the pgsql extension on this machine (php-pgsql).
 bool phpHasPgsql() {
   FILE* modules = ::popen("php-cgi -m 2>/dev/null", "r");
@@ -99,7 +105,10 @@ class ApiPhp : public ::testing::Test {
                          "runtime:\n"
                          "  idle_stop_seconds: 2\n"
                          "  start_timeout_seconds: 10\n"
-                         "  stop_grace_seconds: 2\n";
+                         "  stop_grace_seconds: 2\n" +
+                         // PHP inside bubblewrap when it is there (CI installs it): php-cgi
+                         // must find its php.ini and extensions (pgsql) in the sandbox.
+                         (sandboxed() ? "  sandbox: true\n" : "");
     server = new BerthdProcess(options);
     server->start();
     owner = new Account(makeAccount(*server, "phpown"));
@@ -283,7 +292,7 @@ TEST_F(ApiPhp, AnIndexPhpReleaseIsServedByPhpCgiLikeAnyApp) {
   })) << logs(name).dump();
 
   // Scale to zero: no request for idle_stop_seconds stops php-cgi.
-  const int first_master = onHost(name, "/").json().value("master", 0);
+  const std::string first_master = onHost(name, "/").json().value("master", "");
   EXPECT_TRUE(eventually([&] { return state(name) == "stopped"; }, std::chrono::seconds(20)));
   EXPECT_EQ(onHost(name, "/assets/style.css").status, 200);
   EXPECT_EQ(state(name), "stopped") << "a file does not wake the app";
@@ -292,7 +301,7 @@ TEST_F(ApiPhp, AnIndexPhpReleaseIsServedByPhpCgiLikeAnyApp) {
   std::vector<std::thread> threads;
   std::atomic<int> answered{0};
   std::mutex masters_mutex;
-  std::set<int> masters;
+  std::set<std::string> masters;
   for (int i = 0; i < 10; ++i)
     threads.emplace_back([&, i] {
       const std::string uri = "/wake/" + std::to_string(i);
@@ -302,7 +311,7 @@ TEST_F(ApiPhp, AnIndexPhpReleaseIsServedByPhpCgiLikeAnyApp) {
       if (body.value("uri", "") != uri) return;
       ++answered;
       std::lock_guard lock(masters_mutex);
-      masters.insert(body.value("master", 0));
+      masters.insert(body.value("master", ""));
     });
   for (auto& t : threads) t.join();
   EXPECT_EQ(answered.load(), 10);
@@ -311,17 +320,17 @@ TEST_F(ApiPhp, AnIndexPhpReleaseIsServedByPhpCgiLikeAnyApp) {
   EXPECT_EQ(state(name), "running");
 
   // A crash (php-cgi's parent killed): the supervisor starts it again, and it serves.
-  const int before_crash = onHost(name, "/").json().value("master", 0);
+  const std::string before_crash = onHost(name, "/").json().value("master", "");
   onHost(name, "/crash.php");
   json after;
   EXPECT_TRUE(eventually([&] {
     auto r = onHost(name, "/after-crash");
     after = r.json();
-    return r.status == 200 && after.value("master", 0) != before_crash;
+    return r.status == 200 && after.value("master", "") != before_crash;
   })) << after.dump();
 
   // A secret change restarts the running php-cgi with the new value.
-  const int before_secret = onHost(name, "/").json().value("master", 0);
+  const std::string before_secret = onHost(name, "/").json().value("master", "");
   secret = api().post("/projects/" + name + "/secrets",
                       {{"name", "GREETING"}, {"value", "second"}, {"scope", "runtime"}});
   ASSERT_EQ(secret.status, 201) << secret.body;
@@ -331,7 +340,7 @@ TEST_F(ApiPhp, AnIndexPhpReleaseIsServedByPhpCgiLikeAnyApp) {
     changed = r.json();
     return r.status == 200 && changed.value("greeting", json()) == "second";
   })) << changed.dump();
-  EXPECT_NE(changed.value("master", 0), before_secret);
+  EXPECT_NE(changed.value("master", ""), before_secret);
 }
 
 TEST_F(ApiPhp, AFolderRunsItsOwnIndexOnceItHasItsSlash) {
