@@ -4,8 +4,10 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -31,6 +33,28 @@ std::string edgeWorkerUser() {
   return "";
 }
 
+// The literal beginnings ("/_files/") of berthd's own project-host routes, shortest first and
+// none inside another; a catch-all ("/", "/*path") has none.
+std::vector<std::string> projectRoutePrefixes(const Router& router) {
+  std::set<std::string> literal;
+  for (const auto& route : router.routes()) {
+    if (!route->project_host) continue;
+    const std::string& pattern = route->pattern;
+    size_t variable = pattern.find_first_of(":*");
+    std::string prefix = pattern.substr(0, variable);
+    if (variable != std::string::npos) prefix = prefix.substr(0, prefix.rfind('/') + 1);
+    if (prefix.size() > 1) literal.insert(prefix);
+  }
+  std::vector<std::string> prefixes;
+  for (const auto& prefix : literal) {
+    bool inside = std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& shorter) {
+      return shorter.back() == '/' && prefix.compare(0, shorter.size(), shorter) == 0;
+    });
+    if (!inside) prefixes.push_back(prefix);
+  }
+  return prefixes;
+}
+
 EdgeLayout edgeLayout(const Settings& settings, const Router& router, uint16_t backend_port,
                       const std::vector<std::string>& custom_hosts) {
   EdgeLayout layout;
@@ -51,6 +75,7 @@ EdgeLayout edgeLayout(const Settings& settings, const Router& router, uint16_t b
   for (const auto& route : router.routes())
     if (route->body == BodyKind::Raw && !route->project_host)
       layout.spooled_routes.push_back({route->method, route->pattern, route->max_body_bytes});
+  layout.project_route_prefixes = projectRoutePrefixes(router);
   return layout;
 }
 
@@ -79,7 +104,10 @@ int runServe(const Settings& settings) {
   HostRouting hosts(settings.apps_domain);
   std::unique_ptr<Edge> edge;
   std::mutex edge_mutex;
-  std::vector<EdgeCacheRule> cache_rules;  // guarded by edge_mutex; seeds the edge's layout
+  // Guarded by edge_mutex; rules plugins set before the edge exists seed its layout.
+  std::vector<EdgeCacheRule> cache_rules;
+  std::vector<EdgeFilesRule> files_rules;
+  std::vector<EdgeAppRule> app_rules;
 
   CoreParts parts;
   parts.settings = &settings;
@@ -94,6 +122,16 @@ int runServe(const Settings& settings) {
     std::lock_guard lock(edge_mutex);
     cache_rules = rules;
     if (edge) edge->setCacheRules(rules);
+  };
+  parts.on_edge_files = [&](const std::vector<EdgeFilesRule>& rules) {
+    std::lock_guard lock(edge_mutex);
+    files_rules = rules;
+    if (edge) edge->setFilesRules(rules);
+  };
+  parts.on_edge_apps = [&](const std::vector<EdgeAppRule>& rules) {
+    std::lock_guard lock(edge_mutex);
+    app_rules = rules;
+    if (edge) edge->setAppRules(rules);
   };
 
   Router router;
@@ -127,6 +165,8 @@ int runServe(const Settings& settings) {
   {
     std::lock_guard lock(edge_mutex);
     layout.cache_rules = cache_rules;  // rules plugins set while starting
+    layout.files_rules = files_rules;
+    layout.app_rules = app_rules;
     edge = std::make_unique<Edge>(settings.edge.nginx, layout);
     edge->start();
   }

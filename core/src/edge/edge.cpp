@@ -260,12 +260,22 @@ void Edge::setCacheRules(std::vector<EdgeCacheRule> rules) {
   change([&](EdgeLayout& next) { next.cache_rules = std::move(rules); }, "edge cache rules");
 }
 
+void Edge::setFilesRules(std::vector<EdgeFilesRule> rules) {
+  change([&](EdgeLayout& next) { next.files_rules = std::move(rules); }, "edge file trees");
+}
+
+void Edge::setAppRules(std::vector<EdgeAppRule> rules) {
+  change([&](EdgeLayout& next) { next.app_rules = std::move(rules); }, "edge app routes");
+}
+
 void Edge::change(const std::function<void(EdgeLayout&)>& edit, const char* what) {
   std::lock_guard lock(mutex_);
   EdgeLayout next = layout_;
   edit(next);
   // Plugins republish their lists periodically: an unchanged list costs no reload.
-  if (next.custom_hosts == layout_.custom_hosts && next.cache_rules == layout_.cache_rules) return;
+  if (next.custom_hosts == layout_.custom_hosts && next.cache_rules == layout_.cache_rules &&
+      next.files_rules == layout_.files_rules && next.app_rules == layout_.app_rules)
+    return;
   try {
     renderNginxConfig(next);  // refuses what cannot be pasted into the config
   } catch (const std::exception& e) {

@@ -30,6 +30,8 @@ class Edge {
   // quiet (at most 1 s), so many changes in a moment cost one reload.
   void setCustomHosts(std::vector<std::string> hosts);
   void setCacheRules(std::vector<EdgeCacheRule> rules);
+  void setFilesRules(std::vector<EdgeFilesRule> rules);
+  void setAppRules(std::vector<EdgeAppRule> rules);
   // Waits until every change made before the call has been loaded or refused; false on
   // timeout. For tests, and for callers that need the edge to reflect what they set.
   bool settle(std::chrono::milliseconds timeout = std::chrono::seconds(30));

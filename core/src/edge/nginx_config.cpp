@@ -100,6 +100,20 @@ class ConfigWriter {
       if (!cached_hosts.insert(rule.host).second)
         throw std::invalid_argument("edge cache host '" + rule.host + "' has two rules");
     }
+    std::set<std::string> prefixes;
+    for (const auto& rule : layout_.files_rules) {
+      if (checkedEdgeFilesRule(rule, layout_.data_dir) != rule)
+        throw std::invalid_argument("edge files rule for '" + rule.prefix + "' is not normalised");
+      if (!prefixes.insert(rule.prefix).second)
+        throw std::invalid_argument("edge files prefix '" + rule.prefix + "' has two rules");
+    }
+    std::set<std::string> app_hosts;
+    for (const auto& rule : layout_.app_rules) {
+      if (checkedEdgeAppRule(rule) != rule)
+        throw std::invalid_argument("edge app rule for '" + rule.host + "' is not normalised");
+      if (!app_hosts.insert(rule.host).second)
+        throw std::invalid_argument("edge app host '" + rule.host + "' has two rules");
+    }
     main();
     out_ << "http {\n";
     http();
@@ -153,12 +167,18 @@ class ConfigWriter {
     for (const char* edge : {"api", "project"}) {
       line(1, std::string("log_format berth_") + edge +
                   " escape=json '{\"id\":\"$request_id\",\"host\":\"$host\","
-                  "\"method\":\"$request_method\",\"path\":\"$request_uri\",\"status\":$status,"
+                  "\"method\":\"$berth_log_method\",\"path\":\"$request_uri\",\"status\":$status,"
                   "\"time\":$request_time,\"bytes\":$body_bytes_sent,\"edge\":\"" +
                   edge + "\",\"remote\":\"$remote_addr\",\"at\":$msec}';");
     }
+    // X-Accel-Redirect turns a request into a GET; the log names the method the client sent,
+    // which backendProxy() keeps in $berth_method. Requests that never reach it read it unset.
+    line(1, "uninitialized_variable_warn off;");
+    line(1, "map $berth_method $berth_log_method { '' $request_method; default $berth_method; }");
     line(1, "map $http_upgrade $connection_upgrade { default upgrade; '' close; }");
     if (caching()) cacheMaps();
+    if (!layout_.files_rules.empty()) filesMaps();
+    if (!layout_.app_rules.empty()) appMaps();
     line(1, "upstream berth_backend {");
     line(2, "server 127.0.0.1:" + std::to_string(layout_.backend_port) + ";");
     line(2, "keepalive 32;");
@@ -192,6 +212,54 @@ class ConfigWriter {
     line(1,
          "map $upstream_cache_status $berth_cache_status "
          "{ HIT HIT; STALE HIT; UPDATING HIT; REVALIDATED HIT; default MISS; }");
+  }
+
+  void filesMaps() {
+    // Only plain paths are looked up in a tree: nginx would merge "//" and resolve dot segments
+    // and encoded separators that berthd's routes refuse, serving a file they would not.
+    line(1, "map \"$request_method:$request_uri\" $berth_tree_gate {");
+    line(2, R"re("~^(GET|HEAD):[^?]*(//|/\.|%2[eEfF]|%5[cC]|\\\\)" '';)re");
+    line(2, "\"~^(GET|HEAD):\" 1;");
+    line(2, "default '';");
+    line(1, "}");
+    // "-" is never a host (a host cannot start with '-'), so <root>/- never exists.
+    line(1, "map $berth_tree_gate $berth_tree_host { 1 $host; default -; }");
+    for (size_t i = 0; i < layout_.files_rules.size(); ++i) {
+      const auto& index = layout_.files_rules[i].index;
+      line(1, "map $uri $berth_tree_index_" + std::to_string(i) + " { ~/$ \"" + index +
+                  "\"; default ''; }");
+    }
+  }
+
+  void appMaps() {
+    // Each running app is an upstream of its own, so connections to it are kept alive.
+    std::set<uint16_t> ports;
+    for (const auto& rule : layout_.app_rules) ports.insert(rule.port);
+    for (uint16_t port : ports) {
+      line(1, "upstream berth_app_" + std::to_string(port) + " {");
+      line(2, "server 127.0.0.1:" + std::to_string(port) + " max_fails=0;");
+      line(2, "keepalive 16;");
+      line(1, "}");
+    }
+    line(1, "map $host $berth_app_upstream {");
+    line(2, "default \"\";");
+    for (const auto& rule : layout_.app_rules)
+      line(2, "\\" + rule.host + " berth_app_" + std::to_string(rule.port) + ";");
+    line(1, "}");
+    // Which direct location takes the host: "u" uncached, else its cache rule's ttl.
+    line(1, "map $host $berth_app_route {");
+    line(2, "default \"\";");
+    for (const auto& rule : layout_.app_rules)
+      line(2, "\\" + rule.host + " " + appRoute(rule) + ";");
+    line(1, "}");
+    // Kept-alive connections must not say "close"; upgrades still say "upgrade".
+    line(1, "map $http_upgrade $berth_app_connection { default upgrade; '' ''; }");
+  }
+
+  std::string appRoute(const EdgeAppRule& rule) const {
+    for (const auto& cache : layout_.cache_rules)
+      if (cache.host == rule.host) return std::to_string(cache.ttl_seconds);
+    return "u";
   }
 
   void cacheKey(int depth) {
@@ -284,6 +352,14 @@ class ConfigWriter {
     line(3, "add_header x-berth-cache MISS always;");
     line(2, "}");
 
+    // FastCGI (php-cgi): the document root travels in the path, below data_dir, so that nginx
+    // takes the script's file name from nowhere else.
+    line(2,
+         "location ~ ^/_berth_fcgi/(?<berth_port>[0-9]+)(?<berth_fcgi_root>/.*?)"
+         "/_berth_script(?<berth_fcgi_script>/.*)$ {");
+    fastcgi(3);
+    line(2, "}");
+
     // Cached proxying, one location per ttl of the rules (proxy_cache_valid takes no
     // variable). The catch-all after them serves ttls this config does not know (berthd may
     // answer with a ttl of a config nginx has not loaded yet): proxied, not cached.
@@ -305,6 +381,49 @@ class ConfigWriter {
     appProxy("_berth_cache/[0-9]+/[0-9]+");
     line(3, "add_header x-berth-cache MISS always;");
     line(2, "}");
+  }
+
+  void fastcgi(int depth) {
+    const std::string root = layout_.data_dir + "$berth_fcgi_root";
+    line(depth, "internal;");
+    line(depth, "fastcgi_pass 127.0.0.1:$berth_port;");
+    const std::vector<std::pair<std::string, std::string>> params = {
+        {"SCRIPT_FILENAME", root + "$berth_fcgi_script"},
+        {"SCRIPT_NAME", "$berth_fcgi_script"},
+        {"DOCUMENT_URI", "$berth_fcgi_script"},
+        {"DOCUMENT_ROOT", root},
+        {"PATH_INFO", "\"\""},
+        {"REQUEST_URI", "$request_uri"},
+        {"QUERY_STRING", "$args"},
+        {"REQUEST_METHOD", "$berth_method"},
+        {"CONTENT_TYPE", "$content_type"},
+        {"CONTENT_LENGTH", "$content_length"},
+        {"SERVER_PROTOCOL", "$server_protocol"},
+        {"REQUEST_SCHEME", "$scheme"},
+        {"GATEWAY_INTERFACE", "CGI/1.1"},
+        {"SERVER_SOFTWARE", "berth"},
+        {"REMOTE_ADDR", "$remote_addr"},
+        {"REMOTE_PORT", "$remote_port"},
+        {"SERVER_ADDR", "$server_addr"},
+        {"SERVER_PORT", "$server_port"},
+        {"SERVER_NAME", "$host"},
+        // php-cgi refuses to run without it (cgi.force_redirect).
+        {"REDIRECT_STATUS", "200"},
+        // A client's "Proxy:" header must not become the app's HTTP_PROXY (httpoxy).
+        {"HTTP_PROXY", "\"\""},
+    };
+    for (const auto& [name, value] : params)
+      line(depth, "fastcgi_param " + name + " " + value + ";");
+    line(depth, "fastcgi_param HTTPS $https if_not_empty;");
+    line(depth, "fastcgi_connect_timeout 10s;");
+    line(depth, "fastcgi_read_timeout 3600s;");
+    line(depth, "fastcgi_send_timeout 3600s;");
+    line(depth, "fastcgi_ignore_headers X-Accel-Redirect X-Accel-Expires X-Accel-Limit-Rate;");
+    line(depth, "fastcgi_hide_header x-berth-cache;");
+    line(depth, "add_header x-berth-cache MISS always;");
+    line(depth, "error_page 502 = @berth_app_502;");
+    line(depth, "error_page 504 = @berth_app_504;");
+    line(depth, "error_page 500 = @berth_500;");
   }
 
   // The body of an internal location proxying to an app on 127.0.0.1:$berth_port; `prefix`
@@ -383,6 +502,92 @@ class ConfigWriter {
     line(1, "}");
   }
 
+  const EdgeFilesRule* filesRuleFor(const std::string& prefix) const {
+    for (const auto& rule : layout_.files_rules)
+      if (rule.prefix == prefix) return &rule;
+    return nullptr;
+  }
+
+  // The project server's way to berthd: the edge cache first, when there is one.
+  void projectBackend(int depth) {
+    line(depth, "proxy_request_buffering on;");
+    backendProxy(depth, "project", false);
+    if (caching()) {
+      // A cached answer is sent from here, before berthd is asked: a HIT costs no decision.
+      // berthd's own answers are never stored (the cache locations store the apps').
+      cacheKey(depth);
+      line(depth, "proxy_no_cache 1;");
+      // A HEAD is looked up as is (a GET's entry answers it) and reaches berthd as a HEAD.
+      line(depth, "proxy_cache_convert_head off;");
+      // With a cache, nginx would drop these before asking berthd; berthd sees them as sent.
+      for (const char* name : {"Range", "If-Range", "If-None-Match", "If-Modified-Since",
+                               "If-Match", "If-Unmodified-Since"}) {
+        std::string variable = "$http_" + lowercase(name);
+        std::replace(variable.begin(), variable.end(), '-', '_');
+        line(depth, std::string("proxy_set_header ") + name + " " + variable + ";");
+      }
+      line(depth, "proxy_hide_header x-berth-cache;");
+      line(depth, "add_header x-berth-cache $berth_cache_hit always;");
+    }
+  }
+
+  // A plugin's tree answers what it has; everything else goes to berthd.
+  void treeLookup(int depth, const EdgeFilesRule& rule, const std::string& path) {
+    size_t index = static_cast<size_t>(&rule - layout_.files_rules.data());
+    line(depth, "root " + rule.root + "/$berth_tree_host;");
+    if (!rule.types_file.empty()) {
+      line(depth, "include " + rule.types_file + ";");
+      line(depth, "default_type application/octet-stream;");
+    }
+    line(depth, "etag on;");
+    line(depth,
+         "try_files " + path + "$berth_tree_index_" + std::to_string(index) + " @berth_project;");
+  }
+
+  // Requests for hosts with a running app, rewritten here by location /: straight to the app's
+  // upstream with the original URI, through the cache when the host has a rule; a 502 (the
+  // app is gone) asks berthd, which wakes it.
+  void directLocations() {
+    std::set<std::string> routes;
+    for (const auto& rule : layout_.app_rules) routes.insert(appRoute(rule));
+    for (const auto& route : routes) {
+      line(2, "location = /_berth_direct/" + route + " {");
+      line(3, "internal;");
+      line(3, "proxy_pass http://$berth_app_upstream$request_uri;");
+      line(3, "proxy_http_version 1.1;");
+      line(3, "proxy_set_header Host $http_host;");
+      line(3, "proxy_set_header Upgrade $http_upgrade;");
+      line(3, "proxy_set_header Connection $berth_app_connection;");
+      line(3, "proxy_set_header X-Real-IP $remote_addr;");
+      line(3, "proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;");
+      line(3, "proxy_set_header X-Forwarded-Proto $scheme;");
+      line(3, "proxy_set_header X-Forwarded-Host $host;");
+      line(3, "proxy_set_header X-Berth-Body-File \"\";");
+      // Buffered, so that a request the app refused can be given to berthd whole.
+      line(3, "proxy_request_buffering on;");
+      line(3, "proxy_buffering on;");
+      line(3, "proxy_connect_timeout 10s;");
+      line(3, "proxy_read_timeout 3600s;");
+      line(3, "proxy_send_timeout 3600s;");
+      line(3, "proxy_ignore_headers X-Accel-Redirect X-Accel-Expires X-Accel-Limit-Rate;");
+      line(3, "proxy_hide_header x-berth-cache;");
+      if (route == "u") {
+        line(3, "add_header x-berth-cache MISS always;");
+      } else {
+        cacheKey(3);
+        line(3,
+             "proxy_no_cache $berth_cache_off $berth_cache_private "
+             "$upstream_http_x_accel_redirect $upstream_http_x_accel_limit_rate;");
+        if (route != "0") line(3, "proxy_cache_valid " + route + "s;");
+        line(3, "add_header x-berth-cache $berth_cache_status always;");
+      }
+      line(3, "error_page 502 = @berth_project;");
+      line(3, "error_page 504 = @berth_app_504;");
+      line(3, "error_page 500 = @berth_500;");
+      line(2, "}");
+    }
+  }
+
   void projectServer() {
     line(1, "server {");
     std::string main_listen = listenDirectiveAddress(layout_.listen);
@@ -399,27 +604,37 @@ class ConfigWriter {
     line(2, "client_max_body_size " + std::to_string(layout_.project_body_limit) + ";");
     errorPages(2, "@berth_413");
 
+    const EdgeFilesRule* root_files = filesRuleFor("/");
     line(2, "location / {");
-    line(3, "proxy_request_buffering on;");
-    backendProxy(3, "project", false);
-    if (caching()) {
-      // A cached answer is sent from here, before berthd is asked: a HIT costs no decision.
-      // berthd's own answers are never stored (the cache locations store the apps').
-      cacheKey(3);
-      line(3, "proxy_no_cache 1;");
-      // A HEAD is looked up as is (a GET's entry answers it) and reaches berthd as a HEAD.
-      line(3, "proxy_cache_convert_head off;");
-      // With a cache, nginx would drop these before asking berthd; berthd sees them as sent.
-      for (const char* name : {"Range", "If-Range", "If-None-Match", "If-Modified-Since",
-                               "If-Match", "If-Unmodified-Since"}) {
-        std::string variable = "$http_" + lowercase(name);
-        std::replace(variable.begin(), variable.end(), '-', '_');
-        line(3, std::string("proxy_set_header ") + name + " " + variable + ";");
-      }
-      line(3, "proxy_hide_header x-berth-cache;");
-      line(3, "add_header x-berth-cache $berth_cache_hit always;");
+    if (!layout_.app_rules.empty())
+      line(3, "if ($berth_app_route) { rewrite ^ /_berth_direct/$berth_app_route last; }");
+    if (root_files) {
+      treeLookup(3, *root_files, "$uri");
+    } else {
+      projectBackend(3);
     }
     line(2, "}");
+    // Where a tree miss, a direct app's 502 and berthd's own routes land.
+    line(2, "location @berth_project {");
+    projectBackend(3);
+    line(2, "}");
+    // berthd's own project-host routes, which neither an app nor a site may shadow.
+    if (!layout_.app_rules.empty() || root_files) {
+      for (const auto& prefix : layout_.project_route_prefixes) {
+        if (filesRuleFor(prefix)) continue;  // its tree location falls back to berthd
+        line(2, "location ^~ " + prefix + " {");
+        projectBackend(3);
+        line(2, "}");
+      }
+    }
+    for (size_t i = 0; i < layout_.files_rules.size(); ++i) {
+      const auto& rule = layout_.files_rules[i];
+      if (rule.prefix == "/") continue;
+      line(2, "location ~ \"^" + escapeRegex(rule.prefix) + "(?<berth_tree_rest>.*)$\" {");
+      treeLookup(3, rule, "/$berth_tree_rest");
+      line(2, "}");
+    }
+    if (!layout_.app_rules.empty()) directLocations();
 
     internalLocations();
     namedErrorLocations(layout_.project_body_limit);
@@ -454,6 +669,63 @@ EdgeCacheRule checkedEdgeCacheRule(EdgeCacheRule rule) {
     throw std::invalid_argument("edge cache ttl for '" + rule.host + "' is " +
                                 std::to_string(rule.ttl_seconds) + " s, above the limit of " +
                                 std::to_string(kMaxEdgeCacheTtl) + " s (1 year)");
+  return rule;
+}
+
+EdgeFilesRule checkedEdgeFilesRule(EdgeFilesRule rule, const std::string& data_dir) {
+  const std::string& prefix = rule.prefix;
+  bool prefix_ok = prefix == "/" || (prefix.size() >= 3 && prefix.size() <= 64 &&
+                                     prefix.front() == '/' && prefix.back() == '/');
+  for (size_t i = 1; prefix_ok && i + 1 < prefix.size(); ++i) {
+    char c = prefix[i];
+    prefix_ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                c == '.' || c == '_' || c == '-';
+  }
+  if (!prefix_ok || prefix.find("..") != std::string::npos)
+    throw std::invalid_argument(
+        "edge files prefix must be \"/\" or \"/<letters, digits . _ ->/\": '" + prefix + "'");
+  // Pasted into the config unquoted: a plain absolute path below data_dir, nothing else.
+  auto plain = [](const std::string& path) {
+    if (path.empty() || path.front() != '/' || path.find("/../") != std::string::npos ||
+        path.find("/./") != std::string::npos || path.find("//") != std::string::npos)
+      return false;
+    for (char c : path) {
+      bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                c == '/' || c == '.' || c == '_' || c == '-' || c == '+';
+      if (!ok) return false;
+    }
+    return true;
+  };
+  while (rule.root.size() > 1 && rule.root.back() == '/') rule.root.pop_back();
+  std::string under = data_dir;
+  if (under.empty() || under.back() != '/') under += '/';
+  if (!plain(rule.root) || rule.root.compare(0, under.size(), under) != 0 ||
+      rule.root.size() == under.size())
+    throw std::invalid_argument("edge files root for '" + prefix +
+                                "' must be a plain absolute path below data_dir: '" + rule.root +
+                                "'");
+  if (!rule.types_file.empty() && !plain(rule.types_file))
+    throw std::invalid_argument("edge files types file for '" + prefix +
+                                "' must be a plain absolute path: '" + rule.types_file + "'");
+  bool index_ok = rule.index.size() <= 64 && rule.index.find("..") == std::string::npos;
+  for (char c : rule.index) {
+    index_ok = index_ok && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                            (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-');
+  }
+  if (!index_ok)
+    throw std::invalid_argument("edge files index for '" + prefix +
+                                "' must be a plain file name: '" + rule.index + "'");
+  return rule;
+}
+
+EdgeAppRule checkedEdgeAppRule(EdgeAppRule rule) {
+  rule.host = lowercase(rule.host);
+  if (!rule.host.empty() && rule.host.back() == '.') rule.host.pop_back();
+  if (rule.host.find("..") != std::string::npos)
+    throw std::invalid_argument("edge app host is not a valid host name: '" + rule.host + "'");
+  checkHostName(rule.host, "edge app host");
+  if (rule.port < 1024)
+    throw std::invalid_argument("edge app port for '" + rule.host + "' must be 1024 to 65535");
   return rule;
 }
 

@@ -32,6 +32,27 @@ inline constexpr size_t kMaxEdgeCacheKey = 100;
 // wrong. Hosts and keys are pasted into nginx.conf, so anything unusual is refused, not escaped.
 EdgeCacheRule checkedEdgeCacheRule(EdgeCacheRule rule);
 
+// A plugin's file tree the edge serves from on project hosts before asking berthd: a GET or
+// HEAD for <prefix><rest> is answered with <root>/<host>/<rest> when that file exists.
+struct EdgeFilesRule {
+  std::string prefix;      // "/" or "/<segment>/"
+  std::string root;        // absolute, below data_dir
+  std::string index;       // appended to a path ending in '/'; may be empty
+  std::string types_file;  // an nginx `types { }` file; empty: the edge's table
+  bool operator==(const EdgeFilesRule&) const = default;
+};
+
+// A running app the edge proxies a host to without asking berthd.
+struct EdgeAppRule {
+  std::string host;  // plain DNS name, lower case
+  uint16_t port = 0;
+  bool operator==(const EdgeAppRule&) const = default;
+};
+
+// As checkedEdgeCacheRule: normalised, or std::invalid_argument saying what is wrong.
+EdgeFilesRule checkedEdgeFilesRule(EdgeFilesRule rule, const std::string& data_dir);
+EdgeAppRule checkedEdgeAppRule(EdgeAppRule rule);
+
 struct EdgeLayout {
   ListenAddress listen;                        // server.listen
   std::vector<ListenAddress> project_listens;  // server.project_listen, if any
@@ -49,6 +70,11 @@ struct EdgeLayout {
   // Edge cache: one rule per host (checked, no host twice); none = no cache in the config.
   std::vector<EdgeCacheRule> cache_rules;
   uint64_t cache_max_bytes = 1024ull * 1024 * 1024;  // edge.cache_max_size
+  std::vector<EdgeFilesRule> files_rules;            // checked, no prefix twice
+  std::vector<EdgeAppRule> app_rules;                // checked, no host twice
+  // Literal prefixes of berthd's own project-host routes ("/_files/", "/_data/"): never sent
+  // straight to an app.
+  std::vector<std::string> project_route_prefixes;
 };
 
 // The distinct ttls of the rules: each has its own /_berth_cache/<ttl>/ location.
@@ -68,6 +94,13 @@ std::vector<uint32_t> edgeCacheTtls(const EdgeLayout& layout);
 //    Authorization, Cookie or Upgrade, and hosts without a rule, bypass it; answers with
 //    Set-Cookie, Cache-Control no-store/no-cache/private or X-Accel-Redirect are not stored.
 //    x-berth-cache: HIT|MISS on app answers;
+//  - /_berth_fcgi/<port><document root below data_dir>/_berth_script<script>?<query>: the
+//    request as FastCGI to 127.0.0.1:<port> (SCRIPT_FILENAME, REQUEST_URI, the client's method);
+//  - file trees: a GET/HEAD under a rule's prefix is answered from <root>/<host>/<rest> when the
+//    file exists (paths with "//", "/." or an encoded '/', '.' or '\' never are), else as before;
+//  - app rules: every request for the host goes to 127.0.0.1:<port> (kept-alive upstream, the
+//    host's cache rule applies), except berthd's own project-host routes; a 502 from the app
+//    sends the request to berthd instead;
 //  - 413/502/504 are answered as JSON {"error": "..."};
 //  - the access log goes to access_log_socket (syslog) as one JSON object per line.
 std::string renderNginxConfig(const EdgeLayout& layout);

@@ -63,6 +63,14 @@ HttpResponse HttpResponse::proxy(int port, const std::string& raw_path_and_query
   return accelRedirect("/_berth_proxy/" + std::to_string(port), raw_path_and_query);
 }
 
+HttpResponse HttpResponse::fastcgi(int port, const std::string& root_below_data_dir,
+                                   const std::string& script, const std::string& query) {
+  // nginx percent-decodes the redirect target's path; its query goes on as sent.
+  return accelRedirect("/_berth_fcgi/" + std::to_string(port),
+                       percentEncodePath("/" + root_below_data_dir) + "/_berth_script" +
+                           percentEncodePath(script) + (query.empty() ? "" : "?" + query));
+}
+
 HttpResponse HttpResponse::proxyCached(int port, uint32_t ttl_seconds,
                                        const std::string& raw_path_and_query) {
   return accelRedirect("/_berth_cache/" + std::to_string(ttl_seconds) + "/" + std::to_string(port),

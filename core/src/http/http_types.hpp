@@ -64,6 +64,10 @@ struct HttpResponse {
   // As proxy, through the edge cache location of that ttl (see EdgeLayout's cache rules).
   static HttpResponse proxyCached(int port, uint32_t ttl_seconds,
                                   const std::string& raw_path_and_query);
+  // The request as FastCGI to 127.0.0.1:port, running `script` ("/index.php") of the document
+  // root `root_below_data_dir` ("runtime/releases/<id>/app"); `query` is the client's.
+  static HttpResponse fastcgi(int port, const std::string& root_below_data_dir,
+                              const std::string& script, const std::string& query);
 };
 
 // Answers a request exactly once, from any thread. Later calls are ignored.

@@ -248,49 +248,88 @@ int32_t setCustomHosts(berth_host* host, const berth_str* hosts, size_t count) n
 
 // One rule of the plugin's array; the array's stride is the plugin's struct size, so a plugin
 // built for a later minor (with a longer rule) is read correctly.
-EdgeCacheRule edgeCacheRuleAt(const berth_edge_cache_rule* rules, size_t index) {
+template <class Raw>
+const Raw& ruleAt(const Raw* rules, size_t index, const char* what) {
   const uint32_t stride = rules[0].struct_size;
-  if (stride < sizeof(berth_edge_cache_rule))
-    throw std::invalid_argument("berth_edge_cache_rule is smaller than ABI 1.1's");
-  const auto* rule = reinterpret_cast<const berth_edge_cache_rule*>(
-      reinterpret_cast<const char*>(rules) + index * stride);
+  if (stride < sizeof(Raw))
+    throw std::invalid_argument(std::string(what) + " rule is smaller than its ABI's");
+  const auto* rule =
+      reinterpret_cast<const Raw*>(reinterpret_cast<const char*>(rules) + index * stride);
   if (rule->struct_size != stride)
-    throw std::invalid_argument("the edge cache rules differ in struct_size");
-  return EdgeCacheRule{copy(rule->host), copy(rule->key), rule->ttl_seconds};
+    throw std::invalid_argument(std::string("the ") + what + " rules differ in struct_size");
+  return *rule;
 }
 
-int32_t setEdgeCache(berth_host* host, const berth_edge_cache_rule* rules, size_t count) noexcept {
-  return guardedCall(host, "set_edge_cache", [&] {
+// Checks the plugin's rules of one kind (each with its key: host or prefix, given once), makes
+// them the plugin's, and hands the merge over plugins to `publish`: one rule per key, the first
+// plugin in load order wins.
+template <class Raw, class Rule, class Check, class Key>
+int32_t replaceEdgeRules(berth_host* host, const char* call, const char* what, const Raw* rules,
+                         size_t count, std::vector<Rule> berth_host::*owned, Check check, Key key,
+                         const std::function<void(const std::vector<Rule>&)>& publish) {
+  return guardedCall(host, call, [&] {
     if (count > 0 && rules == nullptr) throw std::invalid_argument("count without rules");
-    std::vector<EdgeCacheRule> mine;
-    std::set<std::string> hosts;
+    std::vector<Rule> mine;
+    std::set<std::string> keys;
     for (size_t i = 0; i < count; ++i) {
-      EdgeCacheRule rule = checkedEdgeCacheRule(edgeCacheRuleAt(rules, i));
-      if (!hosts.insert(rule.host).second)
-        throw std::invalid_argument("edge cache host '" + rule.host + "' is given twice");
+      Rule rule = check(ruleAt(rules, i, what));
+      if (!keys.insert(key(rule)).second)
+        throw std::invalid_argument(std::string(what) + " '" + key(rule) + "' is given twice");
       mine.push_back(std::move(rule));
     }
     PluginManager::Impl& manager = host->manager;
     // Held through the callback so that the edge sees merges in the order they were made.
-    std::lock_guard lock(manager.edge_cache_mutex);
-    host->edge_cache_rules = std::move(mine);
-    std::vector<EdgeCacheRule> all;
-    std::map<std::string, std::string> owners;  // host -> plugin id
+    std::lock_guard lock(manager.edge_rules_mutex);
+    (*host).*owned = std::move(mine);
+    std::vector<Rule> all;
+    std::map<std::string, std::string> owners;  // key -> plugin id
     for (const LoadedPlugin& plugin : manager.plugins) {
-      for (const EdgeCacheRule& rule : plugin.host->edge_cache_rules) {
-        auto [owner, fresh] = owners.emplace(rule.host, plugin.host->id);
+      for (const Rule& rule : (*plugin.host).*owned) {
+        auto [owner, fresh] = owners.emplace(key(rule), plugin.host->id);
         if (fresh) {
           all.push_back(rule);
         } else if (plugin.host.get() == host) {
           logLine(*host->logger, spdlog::level::warn, "", "",
-                  "edge cache rule for " + rule.host + " ignored: plugin " + owner->second +
-                      " has one");
+                  std::string(what) + " rule for " + key(rule) + " ignored: plugin " +
+                      owner->second + " has one");
         }
       }
     }
-    if (manager.parts.on_edge_cache) manager.parts.on_edge_cache(all);
+    if (publish) publish(all);
     return BERTH_OK;
   });
+}
+
+int32_t setEdgeCache(berth_host* host, const berth_edge_cache_rule* rules, size_t count) noexcept {
+  return replaceEdgeRules(
+      host, "set_edge_cache", "edge cache", rules, count, &berth_host::edge_cache_rules,
+      [](const berth_edge_cache_rule& raw) {
+        return checkedEdgeCacheRule({copy(raw.host), copy(raw.key), raw.ttl_seconds});
+      },
+      [](const EdgeCacheRule& rule) { return rule.host; }, host->manager.parts.on_edge_cache);
+}
+
+int32_t setEdgeFiles(berth_host* host, const berth_edge_files_rule* rules, size_t count) noexcept {
+  const std::string data_dir = host->manager.dataDir();
+  return replaceEdgeRules(
+      host, "set_edge_files", "edge files", rules, count, &berth_host::edge_files_rules,
+      [&](const berth_edge_files_rule& raw) {
+        return checkedEdgeFilesRule(
+            {copy(raw.prefix), copy(raw.root), copy(raw.index), copy(raw.types_file)}, data_dir);
+      },
+      [](const EdgeFilesRule& rule) { return rule.prefix; }, host->manager.parts.on_edge_files);
+}
+
+int32_t setEdgeApps(berth_host* host, const berth_edge_app_rule* rules, size_t count) noexcept {
+  return replaceEdgeRules(
+      host, "set_edge_apps", "edge app", rules, count, &berth_host::edge_app_rules,
+      [](const berth_edge_app_rule& raw) {
+        if (raw.port < 1024 || raw.port > 65535)
+          throw std::invalid_argument("edge app port for '" + copy(raw.host) +
+                                      "' must be 1024 to 65535");
+        return checkedEdgeAppRule({copy(raw.host), static_cast<uint16_t>(raw.port)});
+      },
+      [](const EdgeAppRule& rule) { return rule.host; }, host->manager.parts.on_edge_apps);
 }
 
 berth_host_api makeTable() {
@@ -337,6 +376,8 @@ berth_host_api makeTable() {
   api.job_stop_requested = jobStopRequested;
   api.set_custom_hosts = setCustomHosts;
   api.set_edge_cache = setEdgeCache;
+  api.set_edge_files = setEdgeFiles;
+  api.set_edge_apps = setEdgeApps;
   return api;
 }
 

@@ -32,6 +32,9 @@ struct CoreParts {
   // (one rule per host, the first plugin in load order wins).
   // (The initializer keeps brace-initialised CoreParts{...} of older code warning-free.)
   std::function<void(const std::vector<EdgeCacheRule>&)> on_edge_cache = {};
+  // The same for edge file trees (one per prefix) and app routes (one per host).
+  std::function<void(const std::vector<EdgeFilesRule>&)> on_edge_files = {};
+  std::function<void(const std::vector<EdgeAppRule>&)> on_edge_apps = {};
 };
 
 struct JobDecl {

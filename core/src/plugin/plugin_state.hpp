@@ -45,7 +45,10 @@ struct berth_host {
   void* instance = nullptr;
   void (*destroy_instance)(void*) = nullptr;
   std::vector<std::string> custom_hosts;  // guarded by manager.custom_hosts_mutex
-  std::vector<berth::core::EdgeCacheRule> edge_cache_rules;  // guarded by edge_cache_mutex
+  // Guarded by the manager's edge_rules_mutex.
+  std::vector<berth::core::EdgeCacheRule> edge_cache_rules;
+  std::vector<berth::core::EdgeFilesRule> edge_files_rules;
+  std::vector<berth::core::EdgeAppRule> edge_app_rules;
 
   void report(std::string message);
   std::string takeReported();
@@ -78,7 +81,7 @@ struct PluginManager::Impl {
   InstallerRegistry installers;
 
   std::mutex custom_hosts_mutex;
-  std::mutex edge_cache_mutex;
+  std::mutex edge_rules_mutex;
 
  private:
   std::mutex interned_mutex_;

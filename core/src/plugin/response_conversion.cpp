@@ -39,27 +39,69 @@ bool hasLineBreak(std::string_view text) {
   return text.find_first_of("\r\n") != text.npos;
 }
 
-bool isCacheTtlHeader(std::string_view name) {
-  constexpr std::string_view reserved = "x-berth-cache-ttl";
-  if (name.size() != reserved.size()) return false;
+// Headers a plugin sends the core (through the SDK), never the client.
+constexpr std::string_view kCacheTtlHeader = "x-berth-cache-ttl";
+constexpr std::string_view kFastCgiRootHeader = "x-berth-fastcgi-root";
+constexpr std::string_view kFastCgiScriptHeader = "x-berth-fastcgi-script";
+
+bool sameLowercase(std::string_view name, std::string_view lower) {
+  if (name.size() != lower.size()) return false;
   for (size_t i = 0; i < name.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(name[i])) != reserved[i]) return false;
+    if (std::tolower(static_cast<unsigned char>(name[i])) != lower[i]) return false;
   return true;
+}
+
+bool isReservedHeader(std::string_view name) {
+  return sameLowercase(name, kCacheTtlHeader) || sameLowercase(name, kFastCgiRootHeader) ||
+         sameLowercase(name, kFastCgiScriptHeader);
+}
+
+std::optional<std::string_view> reservedHeader(const berth_response& response,
+                                               std::string_view lower_name) {
+  if (response.headers == nullptr) return std::nullopt;
+  for (size_t i = 0; i < response.header_count; ++i)
+    if (sameLowercase(view(response.headers[i].name), lower_name))
+      return view(response.headers[i].value);
+  return std::nullopt;
 }
 
 // The ttl a PROXY answer asks the edge cache for (Responder::proxyCached), if any.
 std::optional<uint32_t> requestedCacheTtl(const berth_response& response) {
-  if (response.headers == nullptr) return std::nullopt;
-  for (size_t i = 0; i < response.header_count; ++i) {
-    if (!isCacheTtlHeader(view(response.headers[i].name))) continue;
-    std::string_view text = view(response.headers[i].value);
-    uint32_t ttl = 0;
-    auto [stop, error] = std::from_chars(text.data(), text.data() + text.size(), ttl);
-    if (text.empty() || error != std::errc() || stop != text.data() + text.size())
-      return std::nullopt;
-    return ttl;
-  }
-  return std::nullopt;
+  std::optional<std::string_view> text = reservedHeader(response, kCacheTtlHeader);
+  if (!text) return std::nullopt;
+  uint32_t ttl = 0;
+  auto [stop, error] = std::from_chars(text->data(), text->data() + text->size(), ttl);
+  if (text->empty() || error != std::errc() || stop != text->data() + text->size())
+    return std::nullopt;
+  return ttl;
+}
+
+// A FastCGI answer (Responder::fastcgi): its document root below data_dir and a plain script
+// path, or nothing when the answer is a plain proxy.
+std::optional<HttpResponse> fastCgiAnswer(const berth_response& response, int port,
+                                          const HttpRequest& request, const std::string& data_dir) {
+  std::optional<std::string_view> root_text = reservedHeader(response, kFastCgiRootHeader);
+  std::optional<std::string_view> script = reservedHeader(response, kFastCgiScriptHeader);
+  if (!root_text && !script) return std::nullopt;
+  if (!root_text || !script)
+    throw BadResponse("a FastCGI answer needs both X-Berth-FastCGI-Root and -Script");
+  const std::filesystem::path root_dir = normalRoot(data_dir);
+  const std::filesystem::path document_root =
+      std::filesystem::path(std::string(*root_text)).lexically_normal();
+  if (data_dir.empty() || !isInside(document_root, root_dir))
+    throw BadResponse("a FastCGI document root outside data_dir: " + std::string(*root_text));
+  std::string below = document_root.lexically_relative(root_dir).string();
+  if (!below.empty() && below.back() == '/') below.pop_back();
+  const std::string name(*script);
+  if (name.size() < 2 || name.front() != '/' ||
+      std::filesystem::path(name).lexically_normal().string() != name ||
+      name.find("/..") != std::string::npos || name.find('\0') != std::string::npos)
+    throw BadResponse("a FastCGI script that is not a plain path: " + name);
+  // The edge splits its target at this marker.
+  if (below.find("_berth_script") != std::string::npos ||
+      name.find("/_berth_script") != std::string::npos)
+    throw BadResponse("a FastCGI root or script naming the edge's marker: " + name);
+  return HttpResponse::fastcgi(port, below, name, request.query);
 }
 
 // Only a GET or HEAD of project traffic can be answered from the edge cache, and only through
@@ -76,7 +118,7 @@ void appendHeaders(const berth_response& response, HttpResponse& http) {
     throw BadResponse("header_count without headers");
   for (size_t i = 0; i < response.header_count; ++i) {
     const berth_header& header = response.headers[i];
-    if (isCacheTtlHeader(view(header.name))) continue;  // for the core, not the client
+    if (isReservedHeader(view(header.name))) continue;  // for the core, not the client
     if (view(header.name).empty() || hasLineBreak(view(header.name)) ||
         hasLineBreak(view(header.value)))
       throw BadResponse("a malformed header name or value");
@@ -142,8 +184,13 @@ HttpResponse convert(const berth_response& response, const HttpRequest& request,
       const std::string target =
           request.query.empty() ? request.raw_path : request.raw_path + "?" + request.query;
       std::optional<uint32_t> ttl = requestedCacheTtl(response);
-      http = ttl && mayUseEdgeCache(request, *ttl) ? HttpResponse::proxyCached(port, *ttl, target)
-                                                   : HttpResponse::proxy(port, target);
+      if (std::optional<HttpResponse> fastcgi = fastCgiAnswer(response, port, request, data_dir)) {
+        http = std::move(*fastcgi);
+      } else if (ttl && mayUseEdgeCache(request, *ttl)) {
+        http = HttpResponse::proxyCached(port, *ttl, target);
+      } else {
+        http = HttpResponse::proxy(port, target);
+      }
       break;
     }
     default:
