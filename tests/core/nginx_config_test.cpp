@@ -362,3 +362,104 @@ TEST(EdgeCacheRule, HostsKeysAndTtlsAreChecked) {
   EXPECT_EQ(refusal({"a.b", "k", kMaxEdgeCacheTtl + 1}),
             "edge cache ttl for 'a.b' is 31536001 s, above the limit of 31536000 s (1 year)");
 }
+
+TEST(NginxConfig, FileTreesAppRoutesAndFastCgiRender) {
+  TempDir dir;
+  auto layout = cachingLayout(dir.path());
+  layout.files_rules = {{"/_files/", dir.path() + "/blobs/edge/hosts", "", ""},
+                        {"/", dir.path() + "/runtime/edge", "index.html", ""}};
+  layout.app_rules = {{"shop.apps.example.test", 40001}, {"api.example.com", 40002}};
+  layout.project_route_prefixes = {"/_data/", "/_files/"};
+  auto text = renderNginxConfig(layout);
+  auto project_server = text.substr(text.find("server_name \"~^(?<berth_sub>"));
+
+  // Only plain GET/HEAD paths are looked up in a tree; "-" is never a host folder.
+  auto gate = blockOf(text, "map \"$request_method:$request_uri\" $berth_tree_gate {");
+  EXPECT_TRUE(contains(gate, R"re("~^(GET|HEAD):[^?]*(//|/\.|%2[eEfF]|%5[cC]|\\\\)" '';)re"))
+      << gate;
+  EXPECT_TRUE(contains(text, "map $berth_tree_gate $berth_tree_host { 1 $host; default -; }"));
+  auto files = blockOf(project_server, "location ~ \"^/_files/(?<berth_tree_rest>.*)$\" {");
+  EXPECT_TRUE(contains(files, "root " + dir.path() + "/blobs/edge/hosts/$berth_tree_host;"))
+      << files;
+  EXPECT_TRUE(contains(files, "try_files /$berth_tree_rest$berth_tree_index_0 @berth_project;"));
+
+  // Running apps: an upstream each (kept alive), their route by host, berthd on a 502.
+  auto upstream = blockOf(text, "upstream berth_app_40001 {");
+  EXPECT_TRUE(contains(upstream, "server 127.0.0.1:40001 max_fails=0;")) << upstream;
+  EXPECT_TRUE(contains(upstream, "keepalive 16;"));
+  auto routes = blockOf(text, "map $host $berth_app_route {");
+  EXPECT_TRUE(contains(routes, "\\shop.apps.example.test 60;")) << routes;  // its cache rule
+  EXPECT_TRUE(contains(routes, "\\api.example.com u;")) << routes;          // none: uncached
+  auto root = blockOf(project_server, "location / {");
+  EXPECT_TRUE(contains(root,
+                       "if ($berth_app_route) { rewrite ^ /_berth_direct/$berth_app_route "
+                       "last; }"))
+      << root;
+  EXPECT_TRUE(contains(root, "try_files $uri$berth_tree_index_1 @berth_project;")) << root;
+  auto uncached = blockOf(project_server, "location = /_berth_direct/u {");
+  EXPECT_TRUE(contains(uncached, "proxy_pass http://$berth_app_upstream$request_uri;")) << uncached;
+  EXPECT_TRUE(contains(uncached, "proxy_set_header Connection $berth_app_connection;"));
+  EXPECT_TRUE(contains(uncached, "error_page 502 = @berth_project;"));
+  EXPECT_FALSE(contains(uncached, "proxy_cache "));
+  auto cached = blockOf(project_server, "location = /_berth_direct/60 {");
+  EXPECT_TRUE(contains(cached, "proxy_cache berth_cache;")) << cached;
+  EXPECT_TRUE(contains(cached, "proxy_cache_valid 60s;"));
+  // berthd's own project routes are never an app's; a prefix with a tree keeps its tree.
+  auto data = blockOf(project_server, "location ^~ /_data/ {");
+  EXPECT_TRUE(contains(data, "proxy_pass http://berth_backend;")) << data;
+  EXPECT_FALSE(contains(project_server, "location ^~ /_files/ {"));
+  auto named = blockOf(project_server, "location @berth_project {");
+  EXPECT_TRUE(contains(named, "proxy_pass http://berth_backend;")) << named;
+
+  // FastCGI: the script's file name comes from data_dir and the path berthd chose.
+  auto fcgi = blockOf(text,
+                      "location ~ ^/_berth_fcgi/(?<berth_port>[0-9]+)(?<berth_fcgi_root>/.*?)"
+                      "/_berth_script(?<berth_fcgi_script>/.*)$ {");
+  EXPECT_TRUE(contains(fcgi, "internal;")) << fcgi;
+  EXPECT_TRUE(contains(fcgi, "fastcgi_pass 127.0.0.1:$berth_port;"));
+  EXPECT_TRUE(contains(
+      fcgi, "fastcgi_param SCRIPT_FILENAME " + dir.path() + "$berth_fcgi_root$berth_fcgi_script;"));
+  EXPECT_TRUE(contains(fcgi, "fastcgi_param REQUEST_METHOD $berth_method;"));
+  EXPECT_TRUE(contains(fcgi, "fastcgi_param HTTP_PROXY \"\";"));
+
+  // The access log names the method the client sent, not X-Accel-Redirect's GET.
+  EXPECT_TRUE(contains(text, "\"method\":\"$berth_log_method\""));
+
+  auto result = nginxTest(layout);
+  EXPECT_TRUE(result.status.ok()) << result.output;
+}
+
+TEST(EdgeFilesRule, PrefixesRootsAndIndexesAreChecked) {
+  const std::string data = "/var/lib/berth";
+  EXPECT_EQ(checkedEdgeFilesRule({"/_files/", data + "/blobs/edge/", "", ""}, data).root,
+            data + "/blobs/edge");
+  EXPECT_NO_THROW(checkedEdgeFilesRule({"/", data + "/x", "index.html", "/etc/x.types"}, data));
+  auto refused = [&](EdgeFilesRule rule) {
+    try {
+      checkedEdgeFilesRule(std::move(rule), data);
+    } catch (const std::invalid_argument&) {
+      return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(refused({"_files/", data + "/x", "", ""}));
+  EXPECT_TRUE(refused({"/_files", data + "/x", "", ""}));
+  EXPECT_TRUE(refused({"/a b/", data + "/x", "", ""}));
+  EXPECT_TRUE(refused({"/a/b/", data + "/x", "", ""}));
+  EXPECT_TRUE(refused({"/../", data + "/x", "", ""}));
+  EXPECT_TRUE(refused({"/_files/", "/etc", "", ""}));                 // outside data_dir
+  EXPECT_TRUE(refused({"/_files/", data, "", ""}));                   // data_dir itself
+  EXPECT_TRUE(refused({"/_files/", data + "/../etc", "", ""}));       // climbs out
+  EXPECT_TRUE(refused({"/_files/", data + "/x;include y", "", ""}));  // would inject
+  EXPECT_TRUE(refused({"/_files/", data + "/x", "../index", ""}));
+  EXPECT_TRUE(refused({"/_files/", data + "/x", "a;b", ""}));
+  EXPECT_TRUE(refused({"/_files/", data + "/x", "", "types;"}));
+}
+
+TEST(EdgeAppRule, HostsAndPortsAreChecked) {
+  EXPECT_EQ(checkedEdgeAppRule({"Shop.Example.COM.", 40000}),
+            (EdgeAppRule{"shop.example.com", 40000}));
+  EXPECT_THROW(checkedEdgeAppRule({"bad host", 40000}), std::invalid_argument);
+  EXPECT_THROW(checkedEdgeAppRule({"a.b", 80}), std::invalid_argument);
+  EXPECT_THROW(checkedEdgeAppRule({"a..b", 40000}), std::invalid_argument);
+}

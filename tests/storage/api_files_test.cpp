@@ -6,6 +6,8 @@
 // backend that does not confirm (blobs of every space go with the project).
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
 #include <fstream>
 
 #include "sha256.hpp"
@@ -373,6 +375,97 @@ TEST_F(ApiFiles, MissingFilesAnswer404) {
   EXPECT_EQ(errorText(r), "no file called nothing.txt");
   r = download(*server, "nosuchproject-filesown", "x.txt");
   EXPECT_EQ(r.status, 404);
+}
+
+// berthd stopped (SIGSTOP) while in scope: what still answers was answered by the edge alone.
+class BerthdPaused {
+ public:
+  explicit BerthdPaused(pid_t pid) : pid_(pid) { ::kill(pid_, SIGSTOP); }
+  ~BerthdPaused() { ::kill(pid_, SIGCONT); }
+  BerthdPaused(const BerthdPaused&) = delete;
+  BerthdPaused& operator=(const BerthdPaused&) = delete;
+
+ private:
+  pid_t pid_;
+};
+
+// A request to the project host that gives up soon (berthd may be paused); status 0 then.
+HttpResult quickly(const BerthdProcess& server, const std::string& project,
+                   const std::string& method, const std::string& path,
+                   std::vector<std::string> headers = {}, long timeout_ms = 2000) {
+  headers.push_back("Host: " + project + ".localhost");
+  HttpRequestSpec spec;
+  spec.method = method;
+  spec.url = server.baseUrl() + path;
+  spec.headers = std::move(headers);
+  spec.timeout_ms = timeout_ms;
+  return send(spec);
+}
+
+TEST_F(ApiFiles, TheEdgeSendsStoredFilesItHasSeenWithoutAskingBerthd) {
+  std::string name = project("edgetree");
+  ASSERT_EQ(upload(api(*owner), name, "dir/a%20b.txt", "first version").status, 201);
+  auto first = download(*server, name, "dir/a%20b.txt");  // berthd answers, linking the host
+  ASSERT_EQ(first.status, 200) << first.body;
+  std::string tree = server->dataDir() + "/blobs/edge";
+  ASSERT_TRUE(fs::is_symlink(tree + "/hosts/" + name + ".localhost"));
+  std::string id = fs::read_symlink(tree + "/hosts/" + name + ".localhost").filename();
+  EXPECT_TRUE(fs::exists(tree + "/projects/" + id + "/dir/a b.txt"));
+  {
+    BerthdPaused paused(server->pid());
+    auto hit = quickly(*server, name, "GET", "/_files/dir/a%20b.txt");
+    EXPECT_EQ(hit.status, 200) << hit.body;
+    EXPECT_EQ(hit.body, "first version");
+    EXPECT_EQ(hit.header("content-type"), "text/plain");
+    EXPECT_EQ(hit.header("etag"), first.header("etag"));
+    EXPECT_EQ(hit.header("last-modified"), first.header("last-modified"));
+    auto range = quickly(*server, name, "GET", "/_files/dir/a%20b.txt", {"Range: bytes=0-4"});
+    EXPECT_EQ(range.status, 206);
+    EXPECT_EQ(range.body, "first");
+    auto head = quickly(*server, name, "HEAD", "/_files/dir/a%20b.txt");
+    EXPECT_EQ(head.status, 200);
+    EXPECT_EQ(head.header("content-length"), "13");
+    auto again = quickly(*server, name, "GET", "/_files/dir/a%20b.txt",
+                         {"If-None-Match: " + first.header("etag")});
+    EXPECT_EQ(again.status, 304);
+    // A file the tree does not have waits for berthd.
+    EXPECT_NE(quickly(*server, name, "GET", "/_files/nothing.txt").status, 404);
+  }
+
+  // A replace is what the edge sends once it is answered; a delete is gone at once.
+  ASSERT_EQ(upload(api(*owner), name, "dir/a%20b.txt", "second").status, 201);
+  {
+    BerthdPaused paused(server->pid());
+    auto hit = quickly(*server, name, "GET", "/_files/dir/a%20b.txt");
+    EXPECT_EQ(hit.status, 200);
+    EXPECT_EQ(hit.body, "second");
+  }
+  ASSERT_EQ(removeFile(api(*owner), name, "dir/a%20b.txt").status, 204);
+  EXPECT_FALSE(fs::exists(tree + "/projects/" + id + "/dir/a b.txt"));
+  auto gone = download(*server, name, "dir/a%20b.txt");
+  EXPECT_EQ(gone.status, 404);
+  EXPECT_EQ(errorText(gone), "no such file");
+
+  // Spellings nginx would normalise are berthd's to judge, tree or not: with berthd paused,
+  // the edge does not answer them itself. (Dot segments too; curl resolves those first.)
+  ASSERT_EQ(upload(api(*owner), name, "x/y.txt", "y").status, 201);
+  ASSERT_EQ(download(*server, name, "x/y.txt").status, 200);
+  {
+    BerthdPaused paused(server->pid());
+    EXPECT_EQ(quickly(*server, name, "GET", "/_files/x/y.txt").status, 200);
+    for (const char* odd : {"x//y.txt", "x%2Fy.txt", "x%2fy.txt", "x/%2e/y.txt", "x%5Cy.txt"})
+      EXPECT_EQ(quickly(*server, name, "GET", std::string("/_files/") + odd, {}, 500).status, 0)
+          << odd;
+    EXPECT_EQ(quickly(*server, name, "POST", "/_files/x/y.txt", {}, 500).status, 0);
+  }
+  EXPECT_EQ(download(*server, name, "x//y.txt").status, 404);
+  EXPECT_EQ(onProjectHost(*server, name, "POST", "/_files/x/y.txt").status, 405);
+
+  // The project's tree and host link go with it.
+  ASSERT_EQ(api(*owner).del("/projects/" + name).status, 204);
+  EXPECT_FALSE(fs::exists(tree + "/projects/" + id));
+  EXPECT_FALSE(fs::is_symlink(tree + "/hosts/" + name + ".localhost"));
+  EXPECT_EQ(download(*server, name, "x/y.txt").status, 404);
 }
 
 TEST_F(ApiFiles, AnotherAccountGets404OnEveryRouteAndChangesNothing) {

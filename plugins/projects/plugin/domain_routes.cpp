@@ -75,6 +75,7 @@ class DomainHandlers {
         "WHERE host = $1 AND project_id = $2",
         host, project.id, nowSeconds());
     publishCustomHosts(c_);
+    domainsChanged(project, host);
     c_.logger().withProject(project.name).info(req, "domain " + host + " verified");
     resp.json(200, view(project, host));
   }
@@ -87,11 +88,27 @@ class DomainHandlers {
         "DELETE FROM projects.domains WHERE host = $1 AND project_id = $2 RETURNING verified", host,
         project.id);
     if (r.rows() == 0) throw Error::notFound("no domain called " + host);
-    if (r.get<bool>(0, 0)) publishCustomHosts(c_);
+    if (r.get<bool>(0, 0)) {
+      publishCustomHosts(c_);
+      domainsChanged(project, host);
+    }
     resp.noContent();
   }
 
  private:
+  // Plugins that keep something per host (the storage plugin's edge tree) drop it; a failing
+  // listener is its own problem, not the domain change's.
+  void domainsChanged(const ProjectRecord& project, const std::string& host) const {
+    try {
+      c_.services->fire("project.domains_changed",
+                        {{"id", project.id}, {"name", project.name}, {"host", host}});
+    } catch (const std::exception& e) {
+      c_.logger()
+          .withProject(project.name)
+          .warn(std::string("project.domains_changed: ") + e.what());
+    }
+  }
+
   std::string tokenOf(const ProjectRecord& project, const std::string& host) const {
     auto r = c_.db().exec("SELECT token FROM projects.domains WHERE host = $1 AND project_id = $2",
                           host, project.id);

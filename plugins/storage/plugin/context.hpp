@@ -7,6 +7,7 @@
 
 #include "blob_backend.hpp"
 #include "blob_store.hpp"
+#include "edge_tree.hpp"
 #include "mime_types.hpp"
 #include "project_hosts.hpp"
 #include "work_queue.hpp"
@@ -23,7 +24,8 @@ struct Context {
   std::unique_ptr<BlobBackend> backend;
   std::unique_ptr<BlobStore> store;
   ProjectHosts hosts;
-  WorkQueue work;          // uploads: off the server threads
+  std::unique_ptr<EdgeTree> tree;  // null when the edge cannot serve file trees
+  WorkQueue work;                  // uploads: off the server threads
   int64_t started_at = 0;  // Unix seconds; objects older than this cannot be writes in flight
 
   berth::Logger logger() const { return services->logger(); }

@@ -63,6 +63,9 @@ class FileHandlers {
             spooled
                 ? c_.store->putFile(log, project.id, kFiles, path, *spooled, /*move=*/true, type)
                 : c_.store->putBytes(log, project.id, kFiles, path, exchange->request.body(), type);
+        // Before the answer, so that a replace is what the edge sends from now on.
+        if (c_.tree)
+          if (auto local = c_.store->localPath(stored)) c_.tree->publish(project.id, path, *local);
         c_.logger()
             .withProject(project.name)
             .info(exchange->request,
@@ -86,8 +89,12 @@ class FileHandlers {
     std::string path = req.param("path");
     if (auto why = pathRefusal(path)) throw Error::badRequest(*why);
     LogTo log{c_.logger().withProject(project.name), req.id()};
-    if (!c_.store->remove(log, project.id, kFiles, path))
-      throw Error::notFound("no file called " + path);
+    // Before and after: a miss served meanwhile may have put the entry back; once the object
+    // is gone, none can.
+    if (c_.tree) c_.tree->unpublish(project.id, path);
+    bool removed = c_.store->remove(log, project.id, kFiles, path);
+    if (c_.tree) c_.tree->unpublish(project.id, path);
+    if (!removed) throw Error::notFound("no file called " + path);
     c_.logger().withProject(project.name).info(req, "deleted file " + path);
     resp.noContent();
   }
@@ -108,6 +115,9 @@ class FileHandlers {
     if (!blob) throw Error::notFound("no such file");
     std::optional<std::string> local = c_.store->localPath(*blob);
     if (!local) throw Error::notImplemented("this blob backend cannot hand files to the edge");
+    // A miss at the edge: the next request for it will not reach berthd.
+    if (c_.tree && c_.tree->linkHost(req.host(), project.id))
+      c_.tree->publish(project.id, path, *local);
     resp.file(*local, blob->content_type);
   }
 

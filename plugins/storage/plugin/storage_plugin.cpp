@@ -33,17 +33,24 @@ class StoragePlugin final : public berth::Plugin {
     // project stays so that the delete can be sent again.
     r.hook("project.deleting", [this](const nlohmann::json& payload) {
       context_.hosts.forgetAll();
+      if (context_.tree) context_.tree->removeProject(payload.at("id").get<std::string>());
       context_.store->removeProject(payload.at("id").get<std::string>(), payload.value("name", ""));
     });
     // An upload that raced the delete may have put a blob since; the project is gone now.
     r.hook("project.deleted", [this](const nlohmann::json& payload) {
       context_.hosts.forgetAll();
+      if (context_.tree) context_.tree->removeProject(payload.at("id").get<std::string>());
       try {
         context_.store->removeProject(payload.at("id").get<std::string>(),
                                       payload.value("name", ""));
       } catch (const berth::Error&) {
         // Logged by removeProject; the sweep removes what is left.
       }
+    });
+    // A host the project no longer has must stop reaching its files at the edge at once.
+    r.hook("project.domains_changed", [this](const nlohmann::json& payload) {
+      context_.hosts.forgetAll();
+      if (context_.tree) context_.tree->forgetHosts(payload.at("id").get<std::string>());
     });
     r.job(
         "sweep", std::chrono::minutes(10), [this](berth::JobContext& job) { sweep(job); }, true);
@@ -84,6 +91,7 @@ class StoragePlugin final : public berth::Plugin {
       throw berth::Error(std::string("storage: ") + e.what());
     }
     context_.store = std::make_unique<BlobStore>(services, *context_.backend);
+    startEdgeTree(services, root + "/edge");
     context_.started_at = unixNow();
     context_.work.start(2);
   }
@@ -91,6 +99,22 @@ class StoragePlugin final : public berth::Plugin {
   void stop() override { context_.work.stop(); }
 
  private:
+  // The edge sends /_files/ from a tree of hard links when it can (see edge_tree.hpp); without
+  // it (a core before ABI 1.2) berthd answers every request, as it always could.
+  void startEdgeTree(berth::Services& services, const std::string& root) {
+    auto tree = std::make_unique<EdgeTree>(root);
+    tree->writeTypes(context_.mime);
+    size_t stale = tree->sweep();
+    if (stale > 0)
+      services.logger().info("edge tree: removed " + std::to_string(stale) + " stale entries");
+    try {
+      services.setEdgeFiles({{"/_files/", tree->hostsDir(), "", tree->typesFile()}});
+      context_.tree = std::move(tree);
+    } catch (const berth::Error& e) {
+      services.logger().warn(e.message() + "; berthd answers every /_files/ request");
+    }
+  }
+
   // Objects no row refers to: a crash between write and commit, or a removal that failed.
   // Those older than this process cannot be writes in flight; younger ones get an hour.
   void sweep(berth::JobContext& job) {
@@ -98,6 +122,7 @@ class StoragePlugin final : public berth::Plugin {
     int64_t cutoff = std::max(context_.started_at, now - 3600);
     size_t removed = context_.store->sweep(cutoff, [&job] { return job.stopRequested(); });
     size_t temporaries = context_.backend->cleanTemporary(now - 6 * 3600);
+    if (context_.tree) removed += context_.tree->sweep();
     if (removed + temporaries > 0)
       job.logger().info("sweep removed " + std::to_string(removed) + " unreferenced objects and " +
                         std::to_string(temporaries) + " abandoned writes");

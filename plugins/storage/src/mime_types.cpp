@@ -1,6 +1,7 @@
 #include "mime_types.hpp"
 
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -62,6 +63,25 @@ std::string MimeTable::typeOf(std::string_view file_name) const {
     return std::string(kFallbackContentType);
   auto found = by_extension_.find(lower(name.substr(dot + 1)));
   return found == by_extension_.end() ? std::string(kFallbackContentType) : found->second;
+}
+
+std::string MimeTable::nginxTypes() const {
+  auto plain = [](std::string_view token) {
+    if (token.empty()) return false;
+    for (char c : token) {
+      bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                c == '/' || c == '.' || c == '+' || c == '-' || c == '_';
+      if (!ok) return false;
+    }
+    return true;
+  };
+  // Sorted, so that the same table always writes the same file.
+  std::map<std::string, std::string> sorted(by_extension_.begin(), by_extension_.end());
+  std::string out = "types {\n";
+  for (const auto& [extension, type] : sorted) {
+    if (plain(extension) && plain(type)) out += "  " + type + " " + extension + ";\n";
+  }
+  return out + "}\n";
 }
 
 }  // namespace berth::storage

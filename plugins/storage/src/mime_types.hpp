@@ -26,6 +26,10 @@ class MimeTable {
 
   size_t size() const { return by_extension_.size(); }
 
+  // The table as an nginx `types { }` block, for the edge to type the files it sends itself
+  // exactly as typeOf() would. Entries nginx could not read as one token are left out.
+  std::string nginxTypes() const;
+
  private:
   std::unordered_map<std::string, std::string> by_extension_;
 };
