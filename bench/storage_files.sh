@@ -3,9 +3,11 @@
 # on a project host through berthd's nginx edge, for a 1 KB and a 10 MB stored file, next to a
 # plain nginx serving the same two files from a root folder in the same run. Prints req/s,
 # throughput, p50/p99 and the ratio to nginx, and berthd's RSS before, during and after the
-# 10 MB run (the bytes must travel by sendfile, never through berthd's memory). For scale it
-# also measures GET /regions, an answer that costs berthd nothing: the edge -> berthd -> edge
-# hop that every /_files request makes before nginx sends the file.
+# 10 MB run (the bytes must travel by sendfile, never through berthd's memory). Each file is
+# fetched once after its upload, so the runs measure what most requests are: hits in the
+# storage plugin's edge tree, which nginx sends without asking berthd. For scale it also
+# measures GET /regions, an answer that costs berthd nothing: the edge -> berthd -> edge hop
+# that a miss (and every /_files request before the tree) makes before nginx sends the file.
 # Usage: bench/storage_files.sh [seconds per run, default 5] [rounds, default 3]
 #        (build first: scripts/build.sh)
 # BUILD_DIR picks the build (default build).
