@@ -66,7 +66,10 @@ TEST(EmbeddedPostgres, KeepsDataAndPortAcrossRestarts) {
     const std::string url = pg.start();
     first_port = pg.port();
     ASSERT_GT(first_port, 0);
-    EXPECT_EQ(url, "postgresql://berth@127.0.0.1:" + std::to_string(first_port) + "/berth");
+    const std::string password = readAll(fs::path(dir) / "superuser.password");
+    ASSERT_EQ(password.size(), 33u);  // 32 hex digits and a newline
+    EXPECT_EQ(url, "postgresql://berth:" + password.substr(0, 32) + "@127.0.0.1:" +
+                       std::to_string(first_port) + "/berth");
     EXPECT_EQ(pg.url(), url);
     EXPECT_EQ(std::stoi(readAll(fs::path(dir) / "port")), first_port);
     EXPECT_TRUE(fs::exists(fs::path(dir) / "data" / "PG_VERSION"));
@@ -95,11 +98,48 @@ TEST(EmbeddedPostgres, ListensOnLoopbackOnly) {
   Pool pool(pg.start(), 1, kPatient);
   EXPECT_EQ(pool.exec("SHOW listen_addresses").value(0, 0), "127.0.0.1");
   EXPECT_EQ(pool.exec("SHOW max_connections").value(0, 0), "200");
-  // trust is granted to local and loopback connections only.
+  // Nothing is trusted: every rule asks for a password.
   PgResult rules = pool.exec(
-      "SELECT count(*) FROM pg_hba_file_rules WHERE auth_method = 'trust' AND type = 'host' "
-      "AND address NOT IN ('127.0.0.1', '::1')");
-  EXPECT_EQ(rules.value(0, 0), "0");
+      "SELECT count(*), count(*) FILTER (WHERE auth_method <> 'scram-sha-256') "
+      "FROM pg_hba_file_rules");
+  EXPECT_EQ(rules.value(0, 0), "3");
+  EXPECT_EQ(rules.value(0, 1), "0");
+}
+
+// Apps run on this machine: without the password, neither the superuser nor a role is
+// reachable over loopback or the socket; a role with its password is. A cluster made before
+// passwords (trust everywhere) gets one at its next start.
+TEST(EmbeddedPostgres, EveryConnectionNeedsItsPassword) {
+  TempDir data_dir;
+  const std::string dir = (data_dir.path() / "pg").string();
+  {
+    // A cluster as berthd made it before passwords: trust, no password file.
+    EmbeddedPostgres old(dir, DatabaseSettings{}, "", LoopbackAuth::Trust);
+    old.start();
+  }
+  EmbeddedPostgres pg(dir, DatabaseSettings{});
+  const std::string url = pg.start();
+  Pool pool(url, 1, kPatient);
+  pool.exec("CREATE ROLE app LOGIN PASSWORD 'app-secret'");
+  const std::string port = std::to_string(pg.port());
+  auto refused = [](const std::string& conninfo) {
+    try {
+      Pool attempt(conninfo + " connect_timeout=5", 1, std::chrono::seconds(5));
+      attempt.exec("SELECT 1");
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+    return std::string("connected");
+  };
+  EXPECT_NE(refused("host=127.0.0.1 port=" + port + " user=berth dbname=berth"), "connected");
+  EXPECT_NE(refused("host=" + dir + " port=" + port + " user=berth dbname=berth"), "connected");
+  EXPECT_NE(refused("host=127.0.0.1 port=" + port + " user=app dbname=berth"), "connected");
+  EXPECT_NE(refused("host=127.0.0.1 port=" + port + " user=app password=wrong dbname=berth"),
+            "connected");
+  EXPECT_EQ(refused("host=127.0.0.1 port=" + port + " user=app password=app-secret dbname=berth"),
+            "connected");
+  // The folder of the socket admits only the cluster's user (and root).
+  EXPECT_EQ(fs::status(dir).permissions() & fs::perms::all, fs::perms::owner_all);
 }
 
 TEST(EmbeddedPostgres, UsesTheConfiguredPort) {

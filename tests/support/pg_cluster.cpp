@@ -137,8 +137,10 @@ PgCluster::PgCluster() : dir_(makeClusterDir()) {
   // checkpoint, which otherwise costs every test program seconds, is nearly free. Commits
   // still reach the kernel before they return (synchronous_commit stays on): tests that
   // SIGKILL the postmaster expect committed rows to survive.
+  // Tests connect as any role without a password (trust on loopback).
   server_ = std::make_unique<core::EmbeddedPostgres>(dir_, core::DatabaseSettings{},
-                                                     "-c fsync=off -c full_page_writes=off");
+                                                     "-c fsync=off -c full_page_writes=off",
+                                                     core::LoopbackAuth::Trust);
   // The free port we picked may be taken by someone else before the postmaster binds it: pick
   // another (initdb is not repeated).
   constexpr int kAttempts = 3;

@@ -17,6 +17,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <system_error>
+#include <thread>
 
 #include <spdlog/spdlog.h>
 
@@ -197,6 +198,57 @@ int storedPort(const fs::path& file) {
   return 0;
 }
 
+// The superuser's password, made once: 32 hex digits, so it can stand in SQL and a URL as is.
+std::string superuserPassword(const fs::path& file) {
+  {
+    std::ifstream in(file);
+    std::string kept;
+    if (in >> kept && kept.size() == 32 &&
+        std::all_of(kept.begin(), kept.end(), [](char c) { return std::isxdigit(c) != 0; }))
+      return kept;
+  }
+  std::ifstream random("/dev/urandom", std::ios::binary);
+  unsigned char bytes[16];
+  if (!random.read(reinterpret_cast<char*>(bytes), sizeof bytes))
+    throw std::runtime_error("cannot read /dev/urandom for the embedded PostgreSQL's password");
+  static const char hex[] = "0123456789abcdef";
+  std::string made;
+  for (unsigned char b : bytes) {
+    made += hex[b >> 4];
+    made += hex[b & 15];
+  }
+  const fs::path temporary = file.string() + ".new";
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    out << made << "\n";
+    if (!out.flush()) throw std::runtime_error("cannot write " + temporary.string());
+  }
+  fs::permissions(temporary, fs::perms::owner_read | fs::perms::owner_write);
+  fs::rename(temporary, file);
+  return made;
+}
+
+// pg_hba.conf, readable by the cluster's user: `socket` and `tcp` are the methods of the unix
+// socket and of loopback TCP.
+void writeHba(const fs::path& data, const std::string& socket, const std::string& tcp,
+              const std::optional<ClusterUser>& user) {
+  const fs::path file = data / "pg_hba.conf";
+  const fs::path temporary = data / "pg_hba.conf.new";
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    out << "# Written by berthd at every start; changes here are lost.\n"
+        << "local all all " << socket << "\n"
+        << "host all all 127.0.0.1/32 " << tcp << "\n"
+        << "host all all ::1/128 " << tcp << "\n";
+    if (!out.flush()) throw std::runtime_error("cannot write " + temporary.string());
+  }
+  fs::permissions(temporary,
+                  fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  if (user && ::chown(temporary.c_str(), user->ids.uid, user->ids.gid) != 0)
+    throw std::runtime_error("cannot hand " + temporary.string() + " to the cluster's user");
+  fs::rename(temporary, file);
+}
+
 void writePort(const fs::path& file, int port) {
   std::ofstream out(file, std::ios::trunc);
   out << port << "\n";
@@ -289,10 +341,11 @@ std::string findPgBinDir(const std::string& configured) {
 }
 
 EmbeddedPostgres::EmbeddedPostgres(std::string dir, DatabaseSettings settings,
-                                   std::string server_options)
+                                   std::string server_options, LoopbackAuth auth)
     : dir_(fs::absolute(dir).lexically_normal().string()),
       settings_(std::move(settings)),
-      server_options_(std::move(server_options)) {
+      server_options_(std::move(server_options)),
+      auth_(auth) {
   if (!dir_.empty() && dir_.size() > 1 && dir_.back() == '/') dir_.pop_back();
 }
 
@@ -356,6 +409,16 @@ std::string EmbeddedPostgres::start() {
     }
   }
 
+  // With passwords, every connection gives one, the socket's too: apps may run as the
+  // cluster's own user ("nobody" on a machine without "postgres"). Until the superuser has a
+  // password (a new cluster, or one made before passwords) the socket trusts, once, to set it.
+  const fs::path password_file = dir / "superuser.password";
+  const bool password = auth_ == LoopbackAuth::Password;
+  const bool bootstrap = password && !fs::exists(password_file);
+  writeHba(data, password && !bootstrap ? "scram-sha-256" : "trust",
+           password ? "scram-sha-256" : "trust", user);
+  if (password) fs::permissions(dir, fs::perms::owner_all);
+
   const std::vector<std::string> pg_ctl = {(bin / "pg_ctl").string(), "-D", data.string()};
   auto with = [&](std::vector<std::string> argv, std::initializer_list<std::string> more) {
     argv.insert(argv.end(), more);
@@ -383,9 +446,22 @@ std::string EmbeddedPostgres::start() {
     started_here_ = true;
   }
 
-  // The socket needs no free TCP port and no password, and is there as soon as pg_ctl returns.
+  auto reload = [&] {
+    RunResult reloaded =
+        runCommand(with(pg_ctl, {"reload"}), as_cluster_user, std::chrono::seconds(30));
+    if (!reloaded.status.ok())
+      throw std::runtime_error("could not reload the embedded PostgreSQL: " + reloaded.output);
+    // The postmaster rereads pg_hba.conf on the signal, a moment after pg_ctl returns.
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  };
+  // A cluster this process joined loads the pg_hba.conf just written.
+  if (!started_here_) reload();
+  const std::string secret = password && !bootstrap ? superuserPassword(password_file) : "";
+
+  // The socket needs no free TCP port, and is there as soon as pg_ctl returns.
   Pool admin("host=" + conninfoQuoted(dir_) + " port=" + std::to_string(port_) +
-                 " user=" + kSuperuser + " dbname=postgres connect_timeout=10",
+                 " user=" + kSuperuser + (secret.empty() ? "" : " password=" + secret) +
+                 " dbname=postgres connect_timeout=10",
              1, std::chrono::seconds(10));
   if (admin.exec("SELECT 1 FROM pg_database WHERE datname = $1", {kDatabase}).rows() == 0) {
     try {
@@ -394,8 +470,18 @@ std::string EmbeddedPostgres::start() {
       if (e.sqlstate() != "42P04") throw;  // duplicate_database: made meanwhile, fine
     }
   }
-  url_ = "postgresql://" + std::string(kSuperuser) + "@127.0.0.1:" + std::to_string(port_) + "/" +
-         kDatabase;
+  std::string credentials = kSuperuser;
+  if (bootstrap) {
+    const std::string made = superuserPassword(password_file);
+    admin.exec(std::string("ALTER ROLE ") + kSuperuser + " PASSWORD '" + made + "'");
+    writeHba(data, "scram-sha-256", "scram-sha-256", user);
+    reload();
+    spdlog::info("the embedded PostgreSQL now asks every connection for a password");
+    credentials += ":" + made;
+  } else if (password) {
+    credentials += ":" + secret;
+  }
+  url_ = "postgresql://" + credentials + "@127.0.0.1:" + std::to_string(port_) + "/" + kDatabase;
   return url_;
 }
 
