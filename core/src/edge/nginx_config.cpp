@@ -86,6 +86,20 @@ std::string userDirective(const std::string& user) {
   return "user " + user + (group.empty() ? "" : " " + group) + ";\n";
 }
 
+// Rules reach the renderer already checked; this refuses any that is not, or a key (host,
+// prefix) given twice, rather than render it.
+template <class Rule, class Check, class Key>
+void requireNormalOnce(const std::vector<Rule>& rules, const std::string& what, Check check,
+                       Key key) {
+  std::set<std::string> seen;
+  for (const Rule& rule : rules) {
+    if (check(rule) != rule)
+      throw std::invalid_argument(what + " rule for '" + key(rule) + "' is not normalised");
+    if (!seen.insert(key(rule)).second)
+      throw std::invalid_argument(what + " '" + key(rule) + "' has two rules");
+  }
+}
+
 class ConfigWriter {
  public:
   explicit ConfigWriter(const EdgeLayout& layout) : layout_(layout) {}
@@ -93,27 +107,14 @@ class ConfigWriter {
   std::string render() {
     for (const auto& host : layout_.custom_hosts) checkHostName(host, "custom host");
     checkHostName(layout_.apps_domain, "apps_domain");
-    std::set<std::string> cached_hosts;
-    for (const auto& rule : layout_.cache_rules) {
-      if (checkedEdgeCacheRule(rule) != rule)
-        throw std::invalid_argument("edge cache rule for '" + rule.host + "' is not normalised");
-      if (!cached_hosts.insert(rule.host).second)
-        throw std::invalid_argument("edge cache host '" + rule.host + "' has two rules");
-    }
-    std::set<std::string> prefixes;
-    for (const auto& rule : layout_.files_rules) {
-      if (checkedEdgeFilesRule(rule, layout_.data_dir) != rule)
-        throw std::invalid_argument("edge files rule for '" + rule.prefix + "' is not normalised");
-      if (!prefixes.insert(rule.prefix).second)
-        throw std::invalid_argument("edge files prefix '" + rule.prefix + "' has two rules");
-    }
-    std::set<std::string> app_hosts;
-    for (const auto& rule : layout_.app_rules) {
-      if (checkedEdgeAppRule(rule) != rule)
-        throw std::invalid_argument("edge app rule for '" + rule.host + "' is not normalised");
-      if (!app_hosts.insert(rule.host).second)
-        throw std::invalid_argument("edge app host '" + rule.host + "' has two rules");
-    }
+    requireNormalOnce(layout_.cache_rules, "edge cache", checkedEdgeCacheRule,
+                      [](const EdgeCacheRule& rule) { return rule.host; });
+    requireNormalOnce(
+        layout_.files_rules, "edge files",
+        [&](const EdgeFilesRule& rule) { return checkedEdgeFilesRule(rule, layout_.data_dir); },
+        [](const EdgeFilesRule& rule) { return rule.prefix; });
+    requireNormalOnce(layout_.app_rules, "edge app", checkedEdgeAppRule,
+                      [](const EdgeAppRule& rule) { return rule.host; });
     main();
     out_ << "http {\n";
     http();
