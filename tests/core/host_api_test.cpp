@@ -337,6 +337,40 @@ TEST(ToHttpResponse, ProxyCachedGoesThroughTheCacheLocationOnlyWhenItCan) {
   publishEdgeCacheTtls({});
 }
 
+TEST(ToHttpResponse, FastCgiAnswersNameAScriptBelowDataDir) {
+  berth_response response{};
+  response.struct_size = sizeof(berth_response);
+  response.kind = BERTH_RESPONSE_PROXY;
+  response.status = 200;
+  response.body = str("4200");
+  auto answer = [&](const char* root, const char* script) {
+    const berth_header headers[] = {{str("X-Berth-FastCGI-Root"), str(root)},
+                                    {str("X-Berth-FastCGI-Script"), str(script)},
+                                    {str("X-App"), str("1")}};
+    response.headers = headers;
+    response.header_count = 3;
+    return toHttpResponse(response, plainRequest(), "/data");
+  };
+  HttpResponse http = answer("/data/runtime/releases/r 1/", "/index.php");
+  EXPECT_EQ(headerValue(http, "X-Accel-Redirect"),
+            "/_berth_fcgi/4200/runtime/releases/r%201/_berth_script/index.php?x=1");
+  EXPECT_EQ(headerValue(http, "X-Berth-FastCGI-Root"), "(none)");  // the core's
+  EXPECT_EQ(headerValue(http, "X-Berth-FastCGI-Script"), "(none)");
+  EXPECT_EQ(headerValue(http, "X-App"), "1");
+
+  EXPECT_EQ(answer("/etc", "/passwd").status, 500);                // outside data_dir
+  EXPECT_EQ(answer("/data/../etc", "/passwd").status, 500);        // climbs out
+  EXPECT_EQ(answer("/data", "/index.php").status, 500);            // data_dir itself
+  EXPECT_EQ(answer("/data/r", "index.php").status, 500);           // not absolute
+  EXPECT_EQ(answer("/data/r", "/../x.php").status, 500);           // climbs out
+  EXPECT_EQ(answer("/data/r", "/a/./b.php").status, 500);          // not plain
+  EXPECT_EQ(answer("/data/_berth_script", "/x.php").status, 500);  // the edge's marker
+  const berth_header half[] = {{str("X-Berth-FastCGI-Root"), str("/data/r")}};
+  response.headers = half;
+  response.header_count = 1;
+  EXPECT_EQ(toHttpResponse(response, plainRequest(), "/data").status, 500);
+}
+
 TEST(ToHttpResponse, MalformedResponsesAre500) {
   berth_response response = bytesResponse(200, "x");
   response.status = 42;
@@ -715,6 +749,57 @@ TEST_F(HostApiPlugins, CustomHostsAreTheUnionOverPlugins) {
   EXPECT_THAT(updates[0], ElementsAre("b.example.com", "shop.example.com"));
   EXPECT_THAT(updates[1], ElementsAre("a.example.org", "b.example.com", "shop.example.com"));
   EXPECT_THAT(updates[2], ElementsAre("a.example.org", "b.example.com"));
+}
+
+TEST_F(HostApiPlugins, EdgeFileTreesAndAppRoutesAreMergedOverPluginsAndChecked) {
+  std::vector<std::vector<EdgeFilesRule>> trees;
+  manager.parts.on_edge_files = [&](const std::vector<EdgeFilesRule>& rules) {
+    trees.push_back(rules);
+  };
+  std::vector<std::vector<EdgeAppRule>> apps;
+  manager.parts.on_edge_apps = [&](const std::vector<EdgeAppRule>& rules) {
+    apps.push_back(rules);
+  };
+  berth_host& storage = plugin("storage");
+  berth_host& runtime = plugin("runtime");
+  auto tree = [](const char* prefix, const char* root, const char* index = "") {
+    return berth_edge_files_rule{sizeof(berth_edge_files_rule), str(prefix), str(root), str(index),
+                                 str("")};
+  };
+  const berth_edge_files_rule files[] = {tree("/_files/", "/srv/berth/blobs/edge/hosts/")};
+  ASSERT_EQ(api.set_edge_files(&storage, files, 1), BERTH_OK);
+  // The first plugin in load order keeps a prefix both name.
+  const berth_edge_files_rule sites[] = {tree("/", "/srv/berth/runtime/edge", "index.html"),
+                                         tree("/_files/", "/srv/berth/other")};
+  ASSERT_EQ(api.set_edge_files(&runtime, sites, 2), BERTH_OK);
+  for (const auto& bad : {tree("/a/b/", "/srv/berth/x"), tree("/_files/", "/etc"),
+                          tree("/_files/", "/srv/berth/x;y"), tree("/x/", "/srv/berth/x", "../i")})
+    EXPECT_EQ(api.set_edge_files(&runtime, &bad, 1), BERTH_ERR) << *text(bad.prefix);
+  const berth_edge_files_rule twice[] = {tree("/a/", "/srv/berth/a"), tree("/a/", "/srv/berth/b")};
+  EXPECT_EQ(api.set_edge_files(&runtime, twice, 2), BERTH_ERR);
+  ASSERT_EQ(trees.size(), 2u);
+  EXPECT_THAT(trees[0],
+              ElementsAre(EdgeFilesRule{"/_files/", "/srv/berth/blobs/edge/hosts", "", ""}));
+  EXPECT_THAT(trees[1],
+              ElementsAre(EdgeFilesRule{"/_files/", "/srv/berth/blobs/edge/hosts", "", ""},
+                          EdgeFilesRule{"/", "/srv/berth/runtime/edge", "index.html", ""}));
+
+  auto app = [](const char* host, uint32_t port) {
+    return berth_edge_app_rule{sizeof(berth_edge_app_rule), str(host), port};
+  };
+  const berth_edge_app_rule running[] = {app("Shop.Example.com.", 40001),
+                                         app("b.example.com", 40002)};
+  ASSERT_EQ(api.set_edge_apps(&runtime, running, 2), BERTH_OK);
+  for (const auto& bad :
+       {app("evil.com; return 200", 40001), app("c.example.com", 80), app("c.example.com", 70000)})
+    EXPECT_EQ(api.set_edge_apps(&runtime, &bad, 1), BERTH_ERR) << *text(bad.host);
+  const berth_edge_app_rule again[] = {app("c.example.com", 40001), app("C.example.com", 40002)};
+  EXPECT_EQ(api.set_edge_apps(&runtime, again, 2), BERTH_ERR);
+  ASSERT_EQ(api.set_edge_apps(&runtime, nullptr, 0), BERTH_OK);
+  ASSERT_EQ(apps.size(), 2u);
+  EXPECT_THAT(apps[0], ElementsAre(EdgeAppRule{"shop.example.com", 40001},
+                                   EdgeAppRule{"b.example.com", 40002}));
+  EXPECT_TRUE(apps[1].empty());
 }
 
 TEST_F(HostApiPlugins, EdgeCacheRulesAreMergedOverPluginsAndChecked) {
