@@ -4,9 +4,14 @@
 // scale to zero and the wake that holds requests (20 at once, one start), crash restart,
 // restart on a secret change, a start failure's 503 with the app's last lines, and the
 // request logs (a schedule's run among them). Releases go through the real upload route.
+// What the edge does alone once the gateway has decided (a running app's traffic straight to
+// it, a static release's files from the edge file tree) is seen with berthd stopped
+// (SIGSTOP): only what needs no berthd is answered then.
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <atomic>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
@@ -14,6 +19,7 @@
 #include "../scheduler/api_support.hpp"
 #include "app_environment.hpp"
 #include "db/pool.hpp"
+#include "static_site.hpp"
 #include "tar_builder.hpp"
 
 using namespace berth::testing;
@@ -59,6 +65,16 @@ require('http').createServer((req, res) => {
 }).listen(Number(process.env.PORT), '127.0.0.1');
 )JS";
 
+// Says its pid in every answer (a new process shows), and counts; /nostore... says no-store.
+const char* const kPidApp = R"JS(
+let n = 0;
+require('http').createServer((req, res) => {
+  n += 1;
+  if (req.url.startsWith('/nostore')) res.setHeader('cache-control', 'no-store');
+  res.end(process.pid + ' ' + req.method + ' ' + req.url + ' ' + n + '\n');
+}).listen(Number(process.env.PORT), '127.0.0.1');
+)JS";
+
 const char* const kFailingApp = R"JS(
 console.log('starting the failing app');
 console.error('boom: FAILING_CONFIG is not set');
@@ -79,10 +95,6 @@ std::string countLines(const std::string& file) {
   while (std::getline(in, line))
     if (!line.empty()) ++n;
   return std::to_string(n);
-}
-
-std::string tail(const std::string& text, std::size_t bytes = 3000) {
-  return text.substr(text.size() > bytes ? text.size() - bytes : 0);
 }
 
 class ApiGateway : public ::testing::Test {
@@ -151,6 +163,28 @@ class ApiGateway : public ::testing::Test {
     spec.url = server->baseUrl() + path;
     spec.headers = std::move(headers);
     return send(spec);
+  }
+
+  // A request sent while berthd is stopped (SIGSTOP): it is answered only if the edge can
+  // answer it alone (a running app's rule, the edge file tree, the cache); one that needs
+  // berthd gets no answer before the timeout (status 0).
+  static HttpResult withoutBerthd(const std::string& name, const std::string& path,
+                                  std::vector<std::string> headers = {},
+                                  const std::string& method = "GET") {
+    headers.push_back("Host: " + name + ".localhost");
+    HttpRequestSpec spec;
+    spec.method = method;
+    spec.url = server->baseUrl() + path;
+    spec.headers = std::move(headers);
+    spec.timeout_ms = 1500;
+    ::kill(server->pid(), SIGSTOP);
+    HttpResult r = send(spec);
+    ::kill(server->pid(), SIGCONT);
+    return r;
+  }
+
+  static std::string state(const std::string& name) {
+    return api().get("/projects/" + name).json().value("state", "");
   }
 
   static json logs(const std::string& name) {
@@ -452,6 +486,155 @@ TEST_F(ApiGateway, TheEdgeCachesGetAnswersUntilPurgedOrTurnedOff) {
     return a.header("x-berth-cache") != "HIT" && b.header("x-berth-cache") != "HIT" &&
            a.body != b.body;
   }));
+}
+
+// A running app's traffic goes from the edge straight to it (berthd is not asked), through
+// the edge cache; idle stop follows that traffic from the access log; an app killed behind
+// the supervisor's back is woken again through the edge's fallback to berthd.
+TEST_F(ApiGateway, ARunningAppIsReachedByTheEdgeAloneAndStillStopsWhenIdle) {
+  std::string name = project("direct");
+  deploy(name, nodeRelease(kPidApp));
+  auto pidOf = [](const HttpResult& r) { return r.body.substr(0, r.body.find(' ')); };
+
+  // The wake goes through berthd; once the edge has loaded the app's rule, berthd is not
+  // needed any more.
+  auto wake = onHost(name, "/nostore/wake");
+  ASSERT_EQ(wake.status, 200) << wake.body;
+  const std::string pid = pidOf(wake);
+  HttpResult direct;
+  ASSERT_TRUE(eventually([&] {
+    direct = withoutBerthd(name, "/nostore/direct");
+    return direct.status == 200;
+  })) << direct.error;
+  EXPECT_EQ(pidOf(direct), pid) << direct.body;
+  EXPECT_EQ(direct.header("x-berth-cache"), "MISS");
+  auto post = withoutBerthd(name, "/nostore/form?x=1", {}, "POST");
+  EXPECT_EQ(post.status, 200) << post.error;
+  EXPECT_EQ(post.body.substr(pid.size()).rfind(" POST /nostore/form?x=1 ", 0), 0u) << post.body;
+
+  // Through the edge cache, with the release's key: a MISS the app answers, then a HIT; a
+  // cookie is never answered from the cache.
+  auto miss = withoutBerthd(name, "/page?d=1");
+  EXPECT_EQ(miss.status, 200);
+  EXPECT_EQ(miss.header("x-berth-cache"), "MISS");
+  // (Other tests' projects may have the edge reloading right now: soon, a HIT.)
+  HttpResult hit;
+  EXPECT_TRUE(eventually([&] {
+    hit = withoutBerthd(name, "/page?d=1");
+    return hit.header("x-berth-cache") == "HIT";
+  })) << hit.body
+      << " " << hit.error;
+  auto hit_again = withoutBerthd(name, "/page?d=1");
+  EXPECT_EQ(hit_again.header("x-berth-cache"), "HIT");
+  EXPECT_EQ(hit_again.body, hit.body);
+  auto with_cookie = withoutBerthd(name, "/page?d=1", {"Cookie: s=1"});
+  EXPECT_EQ(with_cookie.status, 200);
+  EXPECT_NE(with_cookie.header("x-berth-cache"), "HIT");
+  EXPECT_NE(with_cookie.body, miss.body);
+
+  // Only direct traffic for longer than idle_stop_seconds (2): the access log keeps the app
+  // awake, so its rule stays (with the rule taken back, these would need berthd).
+  const auto busy_until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  int answered = 0, sent = 0;
+  while (std::chrono::steady_clock::now() < busy_until) {
+    ++sent;
+    auto r = withoutBerthd(name, "/nostore/busy");
+    if (r.status == 200 && pidOf(r) == pid) ++answered;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  EXPECT_EQ(answered, sent);
+  // Direct requests are in the project's logs like any other, with their method.
+  EXPECT_TRUE(eventually([&] {
+    for (const auto& entry : logs(name))
+      if (entry["kind"] == "request" && entry["path"] == "/nostore/form?x=1" &&
+          entry["method"] == "POST" && entry["status"] == 200)
+        return true;
+    return false;
+  })) << logs(name).dump();
+
+  // Then nothing: the app is stopped (its rule first taken back), and the next request wakes
+  // it through berthd, held as before.
+  EXPECT_TRUE(eventually([&] { return state(name) == "stopped"; }));
+  auto again = onHost(name, "/nostore/again");
+  ASSERT_EQ(again.status, 200) << again.body;
+  const std::string second = pidOf(again);
+  EXPECT_NE(second, pid);
+
+  // Killed behind the supervisor's back: the edge's rule leads to a closed port, its 502
+  // brings the request to berthd, which has the app started again and answers.
+  ASSERT_TRUE(eventually([&] { return withoutBerthd(name, "/nostore/d2").status == 200; }));
+  ASSERT_EQ(::kill(std::stoi(second), SIGKILL), 0);
+  // (Once its supervisor has seen it die: before, berthd itself would still send the request
+  // to the old port.)
+  (void)eventually([&] { return state(name) != "running"; }, std::chrono::seconds(3));
+  auto after_kill = onHost(name, "/nostore/after-kill");
+  ASSERT_EQ(after_kill.status, 200) << after_kill.body;
+  EXPECT_NE(pidOf(after_kill), second);
+  // And the rule follows the new process.
+  HttpResult followed;
+  EXPECT_TRUE(eventually([&] {
+    followed = withoutBerthd(name, "/nostore/d3");
+    return followed.status == 200 && pidOf(followed) != second;
+  })) << followed.body;
+}
+
+// A static release's files are sent by the edge from its file tree (berthd stopped), with the
+// gateway's content types; the tree follows a new release, a promote and the deletion.
+TEST_F(ApiGateway, AStaticSiteIsSentFromTheEdgeTreeWhichFollowsTheLiveRelease) {
+  std::string name = project("tree");
+  const std::vector<std::string> files = {"a.css", "a.js",  "a.json", "a.svg",         "a.txt",
+                                          "a.md",  "a.png", "a.wasm", "a.webmanifest", "a.bin"};
+  TarBuilder first;
+  first.file("index.html", "v1\n").file("docs/index.html", "docs\n");
+  for (const auto& file : files) first.file(file, "x");
+  std::string v1 = deploy(name, first.finish());
+  const std::string entry = server->dataDir() + "/runtime/edge/" + name + ".localhost";
+
+  // The first answer is berthd's; it makes the host's entry: a link to the live release.
+  auto home = onHost(name, "/");
+  ASSERT_EQ(home.status, 200) << home.body;
+  EXPECT_EQ(home.body, "v1\n");
+  std::error_code ec;
+  EXPECT_EQ(std::filesystem::read_symlink(entry, ec).string(), releaseDir(name, v1))
+      << ec.message();
+
+  auto tree_home = withoutBerthd(name, "/");
+  ASSERT_EQ(tree_home.status, 200) << tree_home.error;
+  EXPECT_EQ(tree_home.body, "v1\n");
+  EXPECT_EQ(tree_home.header("content-type"), "text/html; charset=utf-8");
+  EXPECT_EQ(withoutBerthd(name, "/docs/").body, "docs\n");
+  for (const auto& file : files) {
+    auto r = withoutBerthd(name, "/" + file + "?v=1");
+    EXPECT_EQ(r.status, 200) << file << " " << r.error;
+    EXPECT_EQ(r.header("content-type"), berth::runtime::contentTypeFor(file)) << file;
+  }
+  // What the tree does not have is still berthd's to answer.
+  EXPECT_EQ(onHost(name, "/docs").status, 301);
+  EXPECT_EQ(onHost(name, "/missing.html").status, 404);
+
+  // A new live release: the entry points at it at once.
+  std::string v2 = deploy(name, TarBuilder().file("index.html", "v2\n").finish());
+  HttpResult r;
+  EXPECT_TRUE(eventually([&] {
+    r = withoutBerthd(name, "/");
+    return r.body == "v2\n";
+  })) << r.body;
+  EXPECT_EQ(std::filesystem::read_symlink(entry, ec).string(), releaseDir(name, v2));
+  EXPECT_EQ(onHost(name, "/a.css").status, 404);  // not in v2: berthd's 404
+
+  // Promoting the first release back.
+  auto promote = api().post("/projects/" + name + "/deploys/" + v1 + "/promote", json::object());
+  ASSERT_EQ(promote.status, 200) << promote.body;
+  EXPECT_TRUE(eventually([&] {
+    r = withoutBerthd(name, "/");
+    return r.body == "v1\n";
+  })) << r.body;
+
+  // Deleting the project takes its entry away.
+  auto deleted = api().del("/projects/" + name);
+  EXPECT_LT(deleted.status, 300) << deleted.body;
+  EXPECT_TRUE(
+      eventually([&] { return !std::filesystem::exists(std::filesystem::symlink_status(entry)); }));
 }
 
 TEST_F(ApiGateway, PurgingTheCacheAnswers204ToWhoeverReachesTheProject) {

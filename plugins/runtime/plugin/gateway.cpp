@@ -38,6 +38,41 @@ void publishRules(const Context& context, const std::vector<CacheRule>& rules) {
   }
 }
 
+// The app rules, whole. A host the core would refuse (it checks them as cache hosts) is left
+// out and logged; when the edge takes nothing, berthd keeps answering every request.
+void publishAppRules(const Context& context, const std::vector<berth::EdgeAppRule>& rules) {
+  std::vector<berth::EdgeAppRule> edge;
+  for (const auto& rule : rules) {
+    std::string problem = berth::detail::edgeCacheRuleProblem({rule.host, "x", 0});
+    if (!problem.empty()) {
+      context.logger().warn("edge app rule left out: " + problem);
+      continue;
+    }
+    edge.push_back(rule);
+  }
+  try {
+    context.services->setEdgeApps(edge);
+  } catch (const std::exception& e) {
+    context.logger().error(std::string("the edge did not take the app rules: ") + e.what());
+  }
+}
+
+// Apps the edge may reach directly: every process release but PHP's (answered through
+// FastCGI by berthd's decision).
+bool directApp(const ReleaseRecord& release) {
+  if (release.kind != StartKind::Process) return false;
+  std::string runtime = release.runtime.value_or("");
+  for (char& c : runtime) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return runtime != "php";
+}
+
+// The hosts a decision covers: the one asked and the project's own.
+std::vector<std::string> hostsOf(const HostedProject& project, const std::string& host) {
+  std::vector<std::string> hosts{host};
+  if (!project.host.empty() && project.host != host) hosts.push_back(project.host);
+  return hosts;
+}
+
 }  // namespace
 
 Gateway::Gateway(Context& context)
@@ -49,10 +84,15 @@ Gateway::Gateway(Context& context)
           [this](const std::string& project_id) {
             auto release = routing_.live(project_id);
             return release ? release->id : std::string();
-          }) {}
+          }),
+      edge_apps_([&context](const std::vector<berth::EdgeAppRule>& rules) {
+        publishAppRules(context, rules);
+      }),
+      edge_files_(context) {}
 
 void Gateway::handle(const Request& request, Responder& responder) {
   HostedProject project = routing_.byHost(request.host());
+  idle_.touch(project.id);
   // What the access log cannot tell: the method of a request nginx passed on through an
   // internal redirect (it logs GET), and the schedule that made it.
   std::optional<std::string> schedule = request.header("x-berth-schedule");
@@ -68,15 +108,19 @@ void Gateway::handle(const Request& request, Responder& responder) {
     case StartKind::Process:
       return serveApp(project, *release, request, responder);
     case StartKind::Php:
-      return answerPhp(context_, project, *release, [&] { return specFor(project, *release); },
-                       request, responder);
+      return answerPhp(
+          context_, project, *release, [&] { return specFor(project, *release); }, request,
+          responder);
   }
 }
 
 void Gateway::serveStatic(const HostedProject& project, const ReleaseRecord& release,
                           const Request& request, Responder& responder) {
-  StaticAnswer answer =
-      staticFileFor(context_.releaseDir(project.id, release.id), request.rawPath());
+  const std::string dir = context_.releaseDir(project.id, release.id);
+  // From now on the edge sends this host's files itself (what it does not find still
+  // comes here).
+  edge_files_.serving(project.id, hostsOf(project, request.host()), dir);
+  StaticAnswer answer = staticFileFor(dir, request.rawPath());
   switch (answer.kind) {
     case StaticAnswer::Kind::File:
       return responder.file(answer.path, answer.content_type);
@@ -93,16 +137,30 @@ void Gateway::serveApp(const HostedProject& project, const ReleaseRecord& releas
                        const Request& request, Responder& responder) {
   std::shared_ptr<const AppSpec> spec = specFor(project, release);
   const bool cacheable = EdgeCache::cacheableRequest(project, request);
-  if (cacheable) cache_.served(project, request.host(), release.id);
+  const bool direct = directApp(release);
+  std::vector<std::string> hosts = hostsOf(project, request.host());
+  if (direct && project.cache_enabled && project.cache_ttl > 0) {
+    // The edge will send these hosts' requests straight to the app: through the cache.
+    for (const auto& host : hosts) cache_.served(project, host, release.id);
+  } else if (cacheable) {
+    cache_.served(project, request.host(), release.id);
+  }
   auto exchange = berth::Exchange::make(request, responder);
   // Kept apart from the request: it is unusable once answered.
   auto logger = context_.logger().withProject(project.name);
   std::string request_id = request.id();
   const std::uint32_t ttl = project.cache_ttl;
+  std::string project_id = project.id, release_id = release.id;
   context_.apps->start(
       project.id, *spec,
-      [exchange, logger, request_id, cacheable, ttl](const StartOutcome& outcome) {
+      [this, exchange, logger, request_id, cacheable, ttl, direct, project_id, release_id,
+       hosts = std::move(hosts)](const StartOutcome& outcome) {
         try {
+          if (outcome.ready && direct) {
+            // Later requests go straight to the app, unless the release changed meanwhile.
+            auto live = routing_.live(project_id);
+            if (live && live->id == release_id) edge_apps_.ready(project_id, hosts, outcome.port);
+          }
           if (outcome.ready && cacheable) {
             exchange->responder.proxyCached(outcome.port, ttl);
             return;
@@ -140,10 +198,27 @@ void Gateway::forgetSpec(const std::string& project_id) {
   specs_.erase(project_id);
 }
 
+bool Gateway::hostBelongs(const std::string& host, const std::string& project_id) {
+  try {
+    return routing_.byHost(host).id == project_id;
+  } catch (const berth::Error& e) {
+    return e.status() != 404;  // the directory not answering is no reason to drop a host
+  } catch (const std::exception&) {
+    return true;
+  }
+}
+
 void Gateway::liveChanged(const std::string& project_id) {
   routing_.forgetLive(project_id);
   forgetSpec(project_id);
-  cache_.liveChanged(project_id);   // first: a HIT would serve the old release
+  cache_.liveChanged(project_id);  // first: a HIT would serve the old release
+  // Before the old app stops: a request meeting it gone in the edge's reload gets its 502 and
+  // comes here, which starts the new release.
+  edge_apps_.remove(project_id);
+  std::shared_ptr<const ReleaseRecord> release = routing_.live(project_id);
+  edge_files_.liveChanged(project_id, release && release->kind == StartKind::Static
+                                          ? context_.releaseDir(project_id, release->id)
+                                          : std::string());
   context_.apps->stop(project_id);  // the next request starts the new one
 }
 
@@ -155,6 +230,8 @@ void Gateway::secretChanged(const nlohmann::json& payload) {
   if (!app) return;  // never started here: the next start reads the secrets
   std::shared_ptr<const ReleaseRecord> release = routing_.live(project_id);
   if (!release || release->kind == StartKind::Static) return;  // PHP apps restart too
+  // It restarts on another port: until a request makes it again, the rule would lead nowhere.
+  edge_apps_.remove(project_id);
   // A running app restarts with the new value now; a stopped one gets it at its next start.
   app->setEnvironment(appEnvironmentFor(context_, project_id, *release));
   context_.logger()
@@ -165,7 +242,10 @@ void Gateway::secretChanged(const nlohmann::json& payload) {
 void Gateway::deleting(const nlohmann::json& payload) {
   const std::string project_id = payload.value("id", "");
   if (project_id.empty()) return;
+  edge_apps_.remove(project_id);
+  edge_files_.forget(project_id);
   context_.apps->stop(project_id);
+  idle_.forget(project_id);
   routing_.forgetProject(project_id);
   forgetSpec(project_id);
   cache_.forget(project_id);
@@ -176,6 +256,22 @@ void Gateway::updated(const nlohmann::json& payload) {
   if (project_id.empty()) return;
   routing_.forgetProject(project_id);  // its hosts carry cache_enabled and cache_ttl
   cache_.settingsChanged(project_id);
+  keepOwnHosts();  // a renamed project's old host is no longer its own
+}
+
+void Gateway::domainsChanged(const nlohmann::json& payload) {
+  const std::string host = payload.value("host", "");
+  if (host.empty()) return;
+  routing_.forgetHost(edgeHostName(host));
+  keepOwnHosts();  // a removed domain's entries go now
+}
+
+void Gateway::keepOwnHosts() {
+  auto belongs = [this](const std::string& host, const std::string& id) {
+    return hostBelongs(host, id);
+  };
+  edge_apps_.keepHosts(belongs);
+  edge_files_.keepHosts(belongs);
 }
 
 void Gateway::access(const nlohmann::json& payload) {
@@ -189,8 +285,45 @@ void Gateway::access(const nlohmann::json& payload) {
       return;  // no project there (a 404 of the gateway): nothing to log it in
     }
   }
+  // Requests the edge sent straight to the app never reach handle(): this is their trace.
+  idle_.touch(project->id);
   std::optional<RequestNote> note = notes_.take(payload.value("request_id", ""));
   context_.logs.add(project->id, requestLogEntry(payload, note));
+}
+
+void Gateway::refresh() {
+  cache_.refresh();
+  // What another node changed (or a missed hook): hosts that left their project.
+  keepOwnHosts();
+}
+
+void Gateway::idleRound() {
+  edge_files_.ensureStarted();
+  if (!context_.apps) return;
+  auto running_port = [this](const std::string& project_id) -> std::uint16_t {
+    std::shared_ptr<AppProcess> app = context_.apps->find(project_id);
+    return app && app->state() == AppState::Running ? app->port() : 0;
+  };
+  // A crashed app's rule goes; one restarted on another port (after a crash) moves.
+  edge_apps_.follow(running_port);
+  IdleStop::Round round = idle_.round(edge_apps_.published(), context_.config.idle_stop);
+  for (const auto& project_id : round.unpublish) {
+    if (edge_apps_.pause(project_id))
+      context_.logger()
+          .withProject(routing_.nameOf(project_id))
+          .info(
+              "idle: its requests go through berthd again; the app stops once the edge has "
+              "loaded that, unless one comes");
+  }
+  for (const auto& project_id : round.republish)
+    edge_apps_.resume(project_id, running_port(project_id));
+  for (const auto& project_id : round.stop) {
+    // A request since the round began made its rule live again: it is not idle.
+    if (edge_apps_.published().contains(project_id)) continue;
+    edge_apps_.remove(project_id);
+    std::shared_ptr<AppProcess> app = context_.apps->find(project_id);
+    if (app && app->state() != AppState::Stopped) app->stop();
+  }
 }
 
 void registerGateway(berth::Registrar& r, Context& context) {
@@ -212,15 +345,15 @@ void registerGateway(berth::Registrar& r, Context& context) {
          [g](const nlohmann::json& payload) { g->secretChanged(payload); });
   r.hook("project.deleting", [g](const nlohmann::json& payload) { g->deleting(payload); });
   r.hook("project.updated", [g](const nlohmann::json& payload) { g->updated(payload); });
+  r.hook("project.domains_changed",
+         [g](const nlohmann::json& payload) { g->domainsChanged(payload); });
   r.hook("edge.access", [g](const nlohmann::json& payload) { g->access(payload); });
 
-  // Scale to zero: apps without a request for idle_stop_seconds are stopped.
-  r.job("idle_stop", std::chrono::seconds(1), [&context](berth::JobContext&) {
-    if (context.apps) context.apps->stopIdle();
-  });
-  // Cache settings (a PATCH) and purges of other nodes reach the rules within this period.
-  r.job("edge_cache_refresh", std::chrono::seconds(3),
-        [g](berth::JobContext&) { g->refreshCache(); });
+  // Scale to zero: apps without a request for idle_stop_seconds are stopped (IdleStop).
+  r.job("idle_stop", std::chrono::seconds(1), [g](berth::JobContext&) { g->idleRound(); });
+  // Cache settings (a PATCH), purges of other nodes and hosts that left their project reach
+  // the rules within this period.
+  r.job("edge_cache_refresh", std::chrono::seconds(3), [g](berth::JobContext&) { g->refresh(); });
 }
 
 void stopGateway(Context&) {

@@ -4,6 +4,11 @@
 // zero: the request is held, without holding a server thread, until the app is ready).
 // It also keeps the edge cache rules, turns the edge's access log into request logs, and
 // follows secret changes, deletions and live release changes.
+//
+// What it decided once, the edge then does alone: a running app's hosts are proxied straight
+// to its port (EdgeApps), a static release's files are sent from the edge file tree
+// (EdgeFiles); berthd still answers whatever the edge does not find or cannot reach (a
+// stopped app's wake, 301s, 404s). Idle stop follows the access log (IdleStop).
 #pragma once
 #include <berth/plugin.hpp>
 
@@ -14,6 +19,9 @@
 
 #include "context.hpp"
 #include "edge_cache.hpp"
+#include "gateway_edge_apps.hpp"
+#include "gateway_edge_files.hpp"
+#include "gateway_idle.hpp"
 #include "project_routing.hpp"
 #include "request_logs.hpp"
 
@@ -26,12 +34,18 @@ class Gateway {
   void handle(const berth::Request& request, berth::Responder& responder);
 
   void liveChanged(const std::string& project_id);
-  void secretChanged(const nlohmann::json& payload);  // project.secret_changed
-  void deleting(const nlohmann::json& payload);       // project.deleting
-  void access(const nlohmann::json& payload);         // edge.access
-  void updated(const nlohmann::json& payload);        // project.updated (a PATCH)
+  void secretChanged(const nlohmann::json& payload);   // project.secret_changed
+  void deleting(const nlohmann::json& payload);        // project.deleting
+  void access(const nlohmann::json& payload);          // edge.access
+  void updated(const nlohmann::json& payload);         // project.updated (a PATCH)
+  void domainsChanged(const nlohmann::json& payload);  // project.domains_changed
   void purgeCache(const std::string& project_id) { cache_.purge(project_id); }
-  void refreshCache() { cache_.refresh(); }
+  // Every few seconds: cache settings and purges of other nodes, and hosts that stopped
+  // being their project's.
+  void refresh();
+  // Every second: idle apps are stopped (their edge rule removed first), rules follow
+  // crashed and restarted apps.
+  void idleRound();
 
  private:
   void serveStatic(const HostedProject& project, const ReleaseRecord& release,
@@ -43,11 +57,18 @@ class Gateway {
   std::shared_ptr<const AppSpec> specFor(const HostedProject& project,
                                          const ReleaseRecord& release);
   void forgetSpec(const std::string& project_id);
+  // Does the host still lead to the project? (false only when the directory says no)
+  bool hostBelongs(const std::string& host, const std::string& project_id);
+  // Drops the edge rules and tree entries of hosts that left their project.
+  void keepOwnHosts();
 
   Context& context_;
   ProjectRouting routing_;
   EdgeCache cache_;
   RequestNotes notes_;
+  EdgeApps edge_apps_;
+  EdgeFiles edge_files_;
+  IdleStop idle_;
   std::mutex specs_mutex_;
   std::unordered_map<std::string, std::shared_ptr<const AppSpec>> specs_;  // by project id
 };

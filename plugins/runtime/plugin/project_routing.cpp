@@ -32,6 +32,13 @@ std::optional<HostedProject> ProjectRouting::rememberedHost(const std::string& h
   return found->second.project;
 }
 
+std::string ProjectRouting::nameOf(const std::string& project_id) {
+  std::lock_guard lock(mutex_);
+  for (const auto& [host, entry] : hosts_)
+    if (entry.project.id == project_id) return entry.project.name;
+  return project_id;
+}
+
 std::shared_ptr<const ReleaseRecord> ProjectRouting::live(const std::string& project_id) {
   std::uint64_t generation;
   {
@@ -63,6 +70,11 @@ void ProjectRouting::forgetProject(const std::string& project_id) {
   ++live_generation_;
   for (auto it = hosts_.begin(); it != hosts_.end();)
     it = it->second.project.id == project_id ? hosts_.erase(it) : std::next(it);
+}
+
+void ProjectRouting::forgetHost(const std::string& host) {
+  std::lock_guard lock(mutex_);
+  hosts_.erase(host);
 }
 
 void ProjectRouting::forgetHosts() {

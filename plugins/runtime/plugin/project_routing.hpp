@@ -40,12 +40,16 @@ class ProjectRouting {
   // Without asking the directory: the project at `host` if it was looked up lately.
   std::optional<HostedProject> rememberedHost(const std::string& host);
 
+  // The project's name if a host of it was looked up lately, else its id (for log lines).
+  std::string nameOf(const std::string& project_id);
+
   // The project's live release; null when it has none.
   std::shared_ptr<const ReleaseRecord> live(const std::string& project_id);
 
   void forgetLive(const std::string& project_id);     // a live release changed
   void forgetProject(const std::string& project_id);  // deleted: its hosts and release
-  void forgetHosts();  // settings changed somewhere: ask the directory again
+  void forgetHosts();                        // settings changed somewhere: ask the directory again
+  void forgetHost(const std::string& host);  // a custom domain was verified or removed
 
  private:
   struct HostEntry {
