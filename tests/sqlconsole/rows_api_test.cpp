@@ -276,6 +276,28 @@ TEST_F(RowsApi, OtherAccountsGet404LikeAMissingProject) {
   EXPECT_EQ(server->api().get(rowsPath("customers")).status, 401);
 }
 
+TEST_F(RowsApi, ADeletedProjectIsForgottenAndItsNameServesTheNextOne) {
+  // Which project a name is stays known between requests; deleting it must end that at once.
+  const std::string name = mustCreate(api(*owner), "brief").at("name");
+  const std::string path = "/projects/" + name + "/tables/notes/rows";
+  projectSession(*server, name)
+      .execSimple("CREATE TABLE notes (id int); INSERT INTO notes VALUES (1)");
+  auto r = api(*owner).get(path);
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.json()["total"], 1);
+  EXPECT_EQ(api(*stranger).get(path).status, 404) << "a kept name gives no access";
+  ASSERT_EQ(api(*owner).del("/projects/" + name).status, 204);
+  r = api(*owner).get(path);
+  EXPECT_EQ(r.status, 404) << r.body;
+  EXPECT_EQ(errorText(r), "no project called " + name);
+  ASSERT_EQ(mustCreate(api(*owner), "brief").at("name"), name);
+  projectSession(*server, name)
+      .execSimple("CREATE TABLE notes (id int); INSERT INTO notes VALUES (1), (2)");
+  r = api(*owner).get(path);
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.json()["total"], 2) << "the new project's rows";
+}
+
 TEST_F(RowsApi, InsertsAnObjectOrAnArrayWithDefaults) {
   auto r = api(*owner).post(rowsPath("orders"), {{"customer_id", 3}, {"note", "new"}});
   ASSERT_EQ(r.status, 201) << r.body;
@@ -660,4 +682,55 @@ TEST_F(CatalogLoad, FingerprintPutsTheStatementTimeoutBack) {
   catalogFingerprint(s, {"customers"}, 1234);
   PgResult r = s.exec("SHOW statement_timeout");
   EXPECT_EQ(std::string(PQgetvalue(r.get(), 0, 0)), "1234ms");
+}
+
+TEST_F(CatalogLoad, PreparedStatementsAreKeptByTextAndPreparedAgainWhenLost) {
+  PgSession s = PgSession::connect(*url);
+  const std::string sql = "SELECT $1::int + 1";
+  auto value = [](const PgResult& r) { return std::string(PQgetvalue(r.get(), 0, 0)); };
+  EXPECT_EQ(value(s.execPrepared(sql, {"1"})), "2");
+  EXPECT_EQ(value(s.execPrepared(sql, {"41"})), "42");
+  EXPECT_EQ(s.preparedCount(), 1u) << "one text, one prepared statement";
+  // The project's own SQL may deallocate them; they are prepared again, singly and in pairs.
+  s.execSimple("DEALLOCATE ALL");
+  EXPECT_EQ(value(s.execPrepared(sql, {"2"})), "3");
+  s.execSimple("DEALLOCATE ALL");
+  auto [first, second] = s.execPreparedPair(sql, {"5"}, "SELECT $1::text || '!'", {"hi"});
+  ASSERT_FALSE(first.error.has_value()) << first.error->what();
+  ASSERT_FALSE(second.error.has_value()) << second.error->what();
+  EXPECT_EQ(value(first.result), "6");
+  EXPECT_EQ(value(second.result), "hi!");
+  // Past the limit they are all let go and the new one prepared: never more than the limit.
+  for (size_t i = 0; i <= PgSession::kMaxPrepared; ++i)
+    EXPECT_EQ(value(s.execPrepared("SELECT " + std::to_string(i) + " + $1::int", {"0"})),
+              std::to_string(i));
+  EXPECT_LE(s.preparedCount(), PgSession::kMaxPrepared);
+  EXPECT_EQ(value(s.execPrepared(sql, {"9"})), "10");
+  s.discardAll();
+  EXPECT_EQ(s.preparedCount(), 0u);
+  EXPECT_EQ(value(s.execPrepared(sql, {"0"})), "1");
+}
+
+TEST_F(CatalogLoad, APairGivesEachStatementsRefusalWithoutThrowing) {
+  PgSession s = PgSession::connect(*url);
+  auto [first, second] =
+      s.execPreparedPair("SELECT $1::int", {"not a number"}, "SELECT $1::int * 2", {"21"});
+  ASSERT_TRUE(first.error.has_value());
+  EXPECT_EQ(std::string(first.error->what()),
+            "invalid input syntax for type integer: \"not a number\"");
+  ASSERT_FALSE(second.error.has_value()) << "the second runs in its own transaction";
+  EXPECT_EQ(std::string(PQgetvalue(second.result.get(), 0, 0)), "42");
+  EXPECT_TRUE(s.reusable()) << "out of pipeline mode, idle";
+  // One the database will not even prepare is refused the same way; the other still runs.
+  auto [ok, refused] = s.execPreparedPair("SELECT 1", {}, "SELECT * FROM no_such_table", {});
+  EXPECT_FALSE(ok.error.has_value());
+  ASSERT_TRUE(refused.error.has_value());
+  EXPECT_EQ(refused.error->sqlstate(), "42P01");
+  EXPECT_TRUE(s.reusable());
+  auto [refused_first, second_ok] =
+      s.execPreparedPair("SELECT nothing FROM no_such_table", {}, "SELECT 2", {});
+  ASSERT_TRUE(refused_first.error.has_value());
+  EXPECT_EQ(refused_first.error->sqlstate(), "42P01");
+  ASSERT_FALSE(second_ok.error.has_value());
+  EXPECT_EQ(std::string(PQgetvalue(second_ok.result.get(), 0, 0)), "2");
 }

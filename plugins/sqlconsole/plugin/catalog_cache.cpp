@@ -35,6 +35,17 @@ CatalogCache::Found CatalogCache::get(PgSession& session, const std::string& pro
   return reload(session, project_id, scope);
 }
 
+std::optional<CatalogCache::Kept> CatalogCache::kept(const std::string& project_id,
+                                                     const CatalogScope& scope) {
+  if (scope.all_tables) return std::nullopt;
+  const std::string key = keyOf(project_id, scope);
+  std::lock_guard lock(mutex_);
+  auto it = entries_.find(key);
+  if (it == entries_.end()) return std::nullopt;
+  ages_.splice(ages_.end(), ages_, it->second.age);
+  return Kept{it->second.catalog, it->second.fingerprint};
+}
+
 CatalogCache::Found CatalogCache::reload(PgSession& session, const std::string& project_id,
                                          const CatalogScope& scope) {
   // The fingerprint first: a change landing between the two reads leaves an older fingerprint

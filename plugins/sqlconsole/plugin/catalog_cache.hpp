@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "catalog.hpp"
@@ -30,6 +31,14 @@ class CatalogCache {
 
   // The scope's catalogue: the kept one when its fingerprint still matches, else read anew.
   Found get(PgSession& session, const std::string& project_id, const CatalogScope& scope);
+  // The kept catalogue of the scope and the fingerprint it was read under, without asking the
+  // database: the caller checks the fingerprint itself (rows_execution.hpp sends the check and
+  // the statement built from it together). Null when none is kept.
+  struct Kept {
+    std::shared_ptr<const Catalog> catalog;
+    std::string fingerprint;
+  };
+  std::optional<Kept> kept(const std::string& project_id, const CatalogScope& scope);
   // Read anew (and keep), whatever is kept.
   Found reload(PgSession& session, const std::string& project_id, const CatalogScope& scope);
 
@@ -48,6 +57,8 @@ class CatalogCache {
   }
 
   void forget(const std::string& project_id);
+
+  int statementTimeoutMs() const { return *statement_timeout_ms_; }
 
  private:
   struct Entry {

@@ -8,6 +8,7 @@
 
 #include "catalog_cache.hpp"
 #include "project_connections.hpp"
+#include "project_directory_cache.hpp"
 #include "worker_pool.hpp"
 
 namespace berth::sqlconsole {
@@ -27,6 +28,8 @@ struct Context {
   std::unique_ptr<WorkerPool> workers;
   // rows and /_data: each request's tables, checked by fingerprint
   CatalogCache catalogs{&settings.statement_timeout_ms};
+  // which project a name is (never who may reach it)
+  ProjectDirectoryCache projects;
 
   berth::Db db() const { return services->db(); }
   berth::Logger logger() const { return services->logger(); }

@@ -193,11 +193,11 @@ class DataRequest {
     try {
       const CatalogScope scope = catalogScopeFor(table, query);
       if (op == Operation::Read) {
-        SqlStatement statement =
-            context_.catalogs.with(*lease, project_.id, scope, [&](const Catalog& catalog) {
+        ReadResult result =
+            readRows(*lease, context_.catalogs, project_.id, scope, [&](const Catalog& catalog) {
               return buildRead(catalog, table, query, {prefer.count});
             });
-        read(statement, query, method == "HEAD", *lease);
+        read(result, query, method == "HEAD");
       } else {
         auto statements =
             context_.catalogs.with(*lease, project_.id, scope, [&](const Catalog& catalog) {
@@ -341,8 +341,7 @@ class DataRequest {
     return onlyElement(rows);
   }
 
-  void read(const SqlStatement& statement, const RestQuery& query, bool head, PgSession& session) {
-    ReadResult result = runRead(session, statement);
+  void read(const ReadResult& result, const RestQuery& query, bool head) {
     std::string body = shaped(result.rows, result.returned);
     std::string total = result.total ? std::to_string(*result.total) : "*";
     std::string range = result.returned > 0

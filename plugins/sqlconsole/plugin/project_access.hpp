@@ -6,23 +6,21 @@
 #include <string>
 
 #include "context.hpp"
+#include "project_directory_cache.hpp"
 
 namespace berth::sqlconsole {
 
-struct ProjectRef {
-  std::string id;
-  std::string name;
-  std::string account_id;
-  std::string host;  // <name>.<apps_domain>
-};
-
-// The project named by the route's {name} that the caller reaches; throws 404 otherwise.
-ProjectRef reachableProject(const Context& context, const berth::Request& request);
+// The project named by the route's {name} that the caller reaches; throws 404 otherwise. Which
+// project a name is comes from context.projects when kept (project_directory_cache.hpp); whether
+// the caller reaches it is asked every time.
+ProjectRef reachableProject(Context& context, const berth::Request& request);
 
 // Owner of the project's account, or an admin of its team.
 bool canManage(const Context& context, const berth::Request& request, const ProjectRef& project);
 
-// The project a project-host request (/_data/...) is for; throws 404 when none.
-ProjectRef projectAtHost(const Context& context, const berth::Request& request);
+// The project a project-host request (/_data/...) is for; throws 404 when none. A host under the
+// apps domain is looked up by name in context.projects first; other hosts (custom domains, which
+// can move) always ask projects.directory.v1.
+ProjectRef projectAtHost(Context& context, const berth::Request& request);
 
 }  // namespace berth::sqlconsole

@@ -14,9 +14,13 @@ ProjectConnections::Lease::Lease(ProjectConnections* owner, std::string project_
     : owner_(owner), project_id_(std::move(project_id)), session_(std::move(session)) {}
 
 ProjectConnections::Lease::~Lease() {
-  if (owner_ == nullptr || session_.raw() == nullptr || discard_) return;
+  if (owner_ == nullptr || session_.raw() == nullptr) return;
+  if (discard_) {
+    if (owner_->on_unreachable_) owner_->on_unreachable_(project_id_);
+    return;
+  }
   try {
-    if (dirty_ && session_.reusable()) session_.execSimple("DISCARD ALL");
+    if (dirty_ && session_.reusable()) session_.discardAll();
     if (session_.reusable()) owner_->giveBack(project_id_, std::move(session_));
   } catch (const std::exception&) {
     // A session that cannot be reset is closed with the lease.
@@ -55,6 +59,7 @@ ProjectConnections::Lease ProjectConnections::lease(const std::string& project_i
       std::lock_guard lock(mutex_);
       urls_.erase(project_id);
     }
+    if (on_unreachable_) on_unreachable_(project_id);
     services_.logger().warn(std::string("sqlconsole: cannot connect to project ") + project_id +
                             ": " + e.what());
     throw berth::Error(503, "could not reach the project's database");

@@ -5,6 +5,7 @@
 #include <berth/plugin.hpp>
 
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -52,6 +53,12 @@ class ProjectConnections {
   // Closes the project's idle connections and forgets its URL (project.deleting/deleted).
   void forget(const std::string& project_id);
 
+  // Called with a project's id when its database could not be reached (a connection failed to
+  // open, or a leased one was discarded after a connection error): the project may be gone.
+  void onUnreachable(std::function<void(const std::string&)> callback) {
+    on_unreachable_ = std::move(callback);
+  }
+
  private:
   friend class Lease;
   void giveBack(const std::string& project_id, PgSession session);
@@ -63,6 +70,7 @@ class ProjectConnections {
   std::mutex mutex_;
   std::map<std::string, std::string> urls_;
   std::map<std::string, std::vector<PgSession>> idle_;
+  std::function<void(const std::string&)> on_unreachable_;
 };
 
 }  // namespace berth::sqlconsole

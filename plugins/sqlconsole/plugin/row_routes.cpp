@@ -39,10 +39,8 @@ void answer(Context& context, RowsAction action, const berth::Request& request,
     CatalogCache& catalogs = context.catalogs;
     switch (action) {
       case RowsAction::Read: {
-        SqlStatement statement = catalogs.with(*lease, project.id, scope, [&](const Catalog& c) {
-          return buildRead(c, table, query);
-        });
-        ReadResult read = runRead(*lease, statement);
+        ReadResult read = readRows(*lease, catalogs, project.id, scope,
+                                   [&](const Catalog& c) { return buildRead(c, table, query); });
         std::string body = "{\"rows\":" + read.rows + ",\"limit\":" + std::to_string(query.limit) +
                            ",\"offset\":" + std::to_string(query.offset) +
                            ",\"total\":" + std::to_string(read.total.value_or(0)) + "}";

@@ -1,5 +1,7 @@
 #include "rows_execution.hpp"
 
+#include "catalog_fingerprint.hpp"
+
 namespace berth::sqlconsole {
 namespace {
 
@@ -23,15 +25,43 @@ void appendArray(std::string& into, const std::string& array) {
   into += ", " + array.substr(1);
 }
 
-}  // namespace
-
-ReadResult runRead(PgSession& session, const SqlStatement& statement) {
-  PgResult result = session.exec(statement.text, statement.params);
+ReadResult readResult(const PgResult& result) {
   ReadResult out;
   if (!isNull(result, 0, 0)) out.total = std::stoll(text(result, 0, 0));
   out.rows = text(result, 0, 1);
   out.returned = std::stoll(text(result, 0, 2));
   return out;
+}
+
+}  // namespace
+
+ReadResult runRead(PgSession& session, const SqlStatement& statement) {
+  return readResult(session.execPrepared(statement.text, statement.params));
+}
+
+ReadResult readRows(PgSession& session, CatalogCache& catalogs, const std::string& project_id,
+                    const CatalogScope& scope,
+                    const std::function<SqlStatement(const Catalog&)>& build) {
+  if (std::optional<CatalogCache::Kept> kept = catalogs.kept(project_id, scope)) {
+    std::optional<SqlStatement> statement;
+    try {
+      statement = build(*kept->catalog);
+    } catch (const RestRefusal&) {
+      // Refused by the kept catalogue: below, checked against the database first.
+    }
+    if (statement) {
+      SqlStatement check = fingerprintStatement(scope.tables, catalogs.statementTimeoutMs());
+      auto [checked, read] =
+          session.execPreparedPair(check.text, check.params, statement->text, statement->params);
+      if (checked.error) throw *checked.error;
+      if (fingerprintOf(checked.result) == kept->fingerprint) {
+        if (read.error) throw *read.error;
+        return readResult(read.result);
+      }
+      return runRead(session, build(*catalogs.reload(session, project_id, scope).catalog));
+    }
+  }
+  return runRead(session, catalogs.with(session, project_id, scope, build));
 }
 
 WriteResult runWrites(PgSession& session, const std::vector<SqlStatement>& statements) {

@@ -3,11 +3,13 @@
 // transaction), and what a refusal of the database becomes.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "catalog.hpp"
+#include "catalog_cache.hpp"
 #include "project_connections.hpp"
 #include "rest_sql.hpp"
 
@@ -25,6 +27,16 @@ struct WriteResult {
 };
 
 ReadResult runRead(PgSession& session, const SqlStatement& statement);
+
+// A read with the scope's catalogue, in one round trip when a catalogue is kept: the statement
+// is built from the kept catalogue and sent together with the fingerprint check (which also
+// puts statement_timeout back first; catalog_fingerprint.hpp). When the fingerprint changed,
+// that answer is dropped (a read changes nothing) and the read is built again from a fresh
+// catalogue, so a schema change is still seen by the very next request. Statements are
+// prepared on the session (PgSession::execPrepared).
+ReadResult readRows(PgSession& session, CatalogCache& catalogs, const std::string& project_id,
+                    const CatalogScope& scope,
+                    const std::function<SqlStatement(const Catalog&)>& build);
 // One statement as it is; more inside BEGIN ... COMMIT (rolled back when one fails).
 WriteResult runWrites(PgSession& session, const std::vector<SqlStatement>& statements);
 

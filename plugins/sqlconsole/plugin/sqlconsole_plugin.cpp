@@ -29,9 +29,11 @@ class SqlconsolePlugin final : public berth::Plugin {
 
     // Pooled connections must not keep a database that is being dropped alive.
     r.hook("project.deleting", [this](const nlohmann::json& project) {
+      context_.projects.forget(project.value("id", ""));
       if (context_.connections) context_.connections->forget(project.value("id", ""));
     });
     r.hook("project.deleted", [this](const nlohmann::json& project) {
+      context_.projects.forget(project.value("id", ""));
       if (context_.connections) context_.connections->forget(project.value("id", ""));
     });
   }
@@ -47,6 +49,8 @@ class SqlconsolePlugin final : public berth::Plugin {
         services, static_cast<size_t>(config.value("idle_connections", 4)),
         std::vector<std::pair<std::string, std::string>>{
             {"statement_timeout", std::to_string(s.statement_timeout_ms)}});
+    context_.connections->onUnreachable(
+        [this](const std::string& project_id) { context_.projects.forget(project_id); });
     size_t workers = static_cast<size_t>(config.value("workers", 8));
     context_.workers = std::make_unique<WorkerPool>(workers, workers * 64);
   }

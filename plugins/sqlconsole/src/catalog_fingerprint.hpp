@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "pg_session.hpp"
+#include "rest_sql.hpp"
 
 namespace berth::sqlconsole {
 
@@ -21,5 +22,9 @@ namespace berth::sqlconsole {
 // every rows and /_data request, so this costs no extra round trip.
 std::string catalogFingerprint(PgSession& session, const std::vector<std::string>& tables,
                                int statement_timeout_ms);
+
+// The same as a statement to run (prepared) beside another, and the fingerprint its result holds.
+SqlStatement fingerprintStatement(const std::vector<std::string>& tables, int statement_timeout_ms);
+std::string fingerprintOf(const PgResult& result);
 
 }  // namespace berth::sqlconsole

@@ -76,6 +76,123 @@ PgResult PgSession::execSimple(std::string_view sql) {
   return checkResult(raw(), PQexec(raw(), text.c_str()));
 }
 
+namespace {
+
+constexpr std::string_view kUndefinedPreparedStatement = "26000";
+
+std::vector<const char*> valuePointers(const PgParams& params) {
+  std::vector<const char*> values;
+  values.reserve(params.size());
+  for (const PgParam& p : params) values.push_back(p ? p->c_str() : nullptr);
+  return values;
+}
+
+}  // namespace
+
+const std::string& PgSession::preparedName(const std::string& sql) {
+  auto it = prepared_.find(sql);
+  if (it != prepared_.end()) return it->second;
+  if (prepared_.size() >= kMaxPrepared) {
+    execSimple("DEALLOCATE ALL");
+    prepared_.clear();
+  }
+  std::string name = "berth_s" + std::to_string(next_name_++);
+  checkResult(raw(), PQprepare(raw(), name.c_str(), sql.c_str(), 0, nullptr));
+  return prepared_.emplace(sql, std::move(name)).first->second;
+}
+
+PgResult PgSession::execPrepared(const std::string& sql, const PgParams& params) {
+  std::vector<const char*> values = valuePointers(params);
+  auto run = [&] {
+    const std::string& name = preparedName(sql);
+    return checkResult(raw(), PQexecPrepared(raw(), name.c_str(), static_cast<int>(values.size()),
+                                             values.data(), nullptr, nullptr, 0));
+  };
+  try {
+    return run();
+  } catch (const PgError& e) {
+    if (e.sqlstate() != kUndefinedPreparedStatement) throw;
+    prepared_.erase(sql);  // deallocated behind our back: prepare it again
+    return run();
+  }
+}
+
+std::pair<PgOutcome, PgOutcome> PgSession::execPreparedPair(const std::string& first_sql,
+                                                            const PgParams& first_params,
+                                                            const std::string& second_sql,
+                                                            const PgParams& second_params,
+                                                            bool retried) {
+  PgOutcome first, second;
+  // A statement the database will not prepare (a column a kept catalogue still had) is that
+  // statement's refusal; the other one still runs.
+  auto prepare = [&](const std::string& sql, PgOutcome& outcome) -> std::optional<std::string> {
+    try {
+      return preparedName(sql);  // a copy: preparing the other may deallocate all
+    } catch (const PgError& e) {
+      if (e.isConnectionProblem()) throw;
+      outcome.error = e;
+      return std::nullopt;
+    }
+  };
+  std::optional<std::string> first_name = prepare(first_sql, first);
+  std::optional<std::string> second_name = prepare(second_sql, second);
+  if (first_name && prepared_.find(first_sql) == prepared_.end())
+    first_name = prepare(first_sql, first);
+  std::vector<const char*> first_values = valuePointers(first_params);
+  std::vector<const char*> second_values = valuePointers(second_params);
+  PGconn* conn = raw();
+  auto fail = [&]() -> PgError {
+    broken_ = true;
+    return PgError(trimmed(PQerrorMessage(conn)), "");
+  };
+  auto send = [&](const std::optional<std::string>& name, const std::vector<const char*>& values) {
+    if (!name) return;
+    if (PQsendQueryPrepared(conn, name->c_str(), static_cast<int>(values.size()), values.data(),
+                            nullptr, nullptr, 0) != 1 ||
+        PQpipelineSync(conn) != 1)
+      throw fail();
+  };
+  auto collect = [&](PgOutcome& outcome) {
+    PGresult* raw_result = PQgetResult(conn);
+    if (raw_result == nullptr) throw fail();
+    try {
+      outcome.result = checkResult(conn, raw_result);
+    } catch (const PgError& e) {
+      outcome.error = e;
+    }
+    // The statement's end, then its Sync.
+    if (PQgetResult(conn) != nullptr) throw fail();
+    PgResult sync(PQgetResult(conn));
+    if (!sync || PQresultStatus(sync.get()) != PGRES_PIPELINE_SYNC) throw fail();
+  };
+  if (first_name || second_name) {
+    if (PQenterPipelineMode(conn) != 1) throw fail();
+    send(first_name, first_values);
+    send(second_name, second_values);
+    if (first_name) collect(first);
+    if (second_name) collect(second);
+    if (PQexitPipelineMode(conn) != 1) throw fail();
+  }
+  // A statement deallocated behind our back (the project's own SQL may run DEALLOCATE): prepare
+  // both again and send them once more. Neither ran, or ran a statement that changes nothing
+  // but settings it sets again.
+  auto lost = [](const PgOutcome& o) {
+    return o.error && o.error->sqlstate() == kUndefinedPreparedStatement;
+  };
+  if (lost(first) || lost(second)) {
+    if (retried) throw *(lost(first) ? first.error : second.error);
+    prepared_.erase(first_sql);
+    prepared_.erase(second_sql);
+    return execPreparedPair(first_sql, first_params, second_sql, second_params, true);
+  }
+  return {std::move(first), std::move(second)};
+}
+
+void PgSession::discardAll() {
+  prepared_.clear();
+  execSimple("DISCARD ALL");
+}
+
 std::string PgSession::quoteIdentifier(std::string_view name) const {
   char* quoted = PQescapeIdentifier(raw(), name.data(), name.size());
   if (quoted == nullptr) throw PgError(trimmed(PQerrorMessage(raw())), "");
@@ -85,7 +202,8 @@ std::string PgSession::quoteIdentifier(std::string_view name) const {
 }
 
 bool PgSession::reusable() const {
-  return conn_ && PQstatus(raw()) == CONNECTION_OK && PQtransactionStatus(raw()) == PQTRANS_IDLE;
+  return conn_ && !broken_ && PQstatus(raw()) == CONNECTION_OK &&
+         PQtransactionStatus(raw()) == PQTRANS_IDLE;
 }
 
 }  // namespace berth::sqlconsole
