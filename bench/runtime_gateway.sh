@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # bench/runtime_gateway: the project gateway of the runtime plugin, measured next to what it
 # stands in front of, in the same run:
-#  - a static release's 1 KB page through the gateway (edge -> berthd decides -> edge sends
-#    the file) vs a plain nginx serving the same file from a folder (goal >= 0.3x);
-#  - a Node hello app through the gateway vs wrk straight to the app's own port (goal >= 0.5x);
+#  - a static release's 1 KB page through the gateway (after berthd's first answer, the edge
+#    sends it from the edge file tree) vs a plain nginx serving the same file from a folder
+#    (goal >= 0.3x);
+#  - a Node hello app through the gateway (once running, the edge proxies its host straight to
+#    it) vs wrk straight to the app's own port (goal >= 0.5x);
 #  - wake: a request to a stopped project until its first byte, next to the same app's own
 #    start-to-listening time measured here by starting it by hand (goal <= that + 100 ms).
 # wrk on loopback, 2 threads, 64 connections; rounds back to back, medians (the machine is
@@ -26,7 +28,7 @@ data_dir: "$work/data"
 edge:
   backend_threads: ${BACKEND_THREADS:-4}
 plugins:
-  dir: "$PWD/$build/lib/berth"
+  dir: "$(cd "$build" && pwd)/lib/berth"
   enabled: [projects, storage, runtime]
 runtime:
   idle_stop_seconds: 1
@@ -104,6 +106,15 @@ start_app() {  # sets started_ms: from exec to listening, as the app measures it
 }
 stop_app() { kill "$apid" 2>/dev/null; wait "$apid" 2>/dev/null || true; apid=; }
 
+# Keeps the gateway's app running for 2 s of requests, so that the edge has loaded its rule
+# (idle_stop_seconds is 1 here: a pause would stop it again).
+warm_app() {
+  for _ in $(seq 1 20); do
+    curl -s -o /dev/null -H "Cookie: nocache=1" -H "Host: $app_host" "http://127.0.0.1:$port/"
+    sleep 0.1
+  done
+}
+
 # url [host] [extra header] -> "req/s p50_ms non2xx"
 run() { wrk_run "$1" ${2:+"Host: $2"} "${3:-}" | awk '{print $1, $3, $5}'; }
 stops_file="$work/data/releases"
@@ -120,6 +131,7 @@ for round in $(seq 1 "$rounds"); do
   read -r v1 v2 _ <<< "$(run "http://127.0.0.1:$port/regions")"
   A[g_r]+=" $v1"; A[g_r50]+=" $v2"; A[r_r]+=" $(ratio "$v1" "$(last "${A[n_s]}")")"
   # Edge cache HITs of the app's answer (GET without credentials): nginx alone.
+  warm_app
   curl -s -o /dev/null -H "Host: $app_host" "http://127.0.0.1:$port/"
   read -r v1 v2 v3 <<< "$(run "http://127.0.0.1:$port/" "$app_host")"
   A[g_h]+=" $v1"; A[g_h50]+=" $v2"; A[r_h]+=" $(ratio "$v1" "$(last "${A[n_s]}")")"
@@ -128,6 +140,7 @@ for round in $(seq 1 "$rounds"); do
   read -r v1 v2 _ <<< "$(run "http://127.0.0.1:$aport/")"
   stop_app
   A[d_a]+=" $v1"; A[d_a50]+=" $v2"
+  warm_app
   read -r v1 v2 v3 <<< "$(run "http://127.0.0.1:$port/" "$app_host" "Cookie: nocache=1")"
   A[g_a]+=" $v1"; A[g_a50]+=" $v2"; A[g_abad]+=" ${v3:-0}"
   A[r_a]+=" $(ratio "$v1" "$(last "${A[d_a]}")")"
@@ -135,6 +148,7 @@ for round in $(seq 1 "$rounds"); do
   # Wake, a few times: wait until the gateway's app is stopped (idle 1 s), then time the
   # first byte; and the app's own start-to-listening by hand, right after.
   for _ in 1 2 3; do
+    # (idle 1 s, then the edge is given 1.5 s to stop sending it requests)
     for _ in $(seq 1 100); do app_running || break; sleep 0.1; done
     app_running && { echo "the app was not stopped when idle"; exit 1; }
     t=$(curl -s -o /dev/null -w '%{time_starttransfer}' -H "Cookie: nocache=1" -H "Host: $app_host" "http://127.0.0.1:$port/")
