@@ -374,9 +374,11 @@ TEST(NginxConfig, FileTreesAppRoutesAndFastCgiRender) {
   auto project_server = text.substr(text.find("server_name \"~^(?<berth_sub>"));
 
   // Only plain GET/HEAD paths are looked up in a tree; "-" is never a host folder.
-  auto gate = blockOf(text, "map \"$request_method:$request_uri\" $berth_tree_gate {");
-  EXPECT_TRUE(contains(gate, R"re("~^(GET|HEAD):[^?]*(//|/\.|%2[eEfF]|%5[cC]|\\\\)" '';)re"))
+  auto gate = blockOf(
+      text, "map \"$http_x_berth_schedule|$request_method:$request_uri\" $berth_tree_gate {");
+  EXPECT_TRUE(contains(gate, R"re("~^\|(GET|HEAD):[^?]*(//|/\.|%2[eEfF]|%5[cC]|\\\\)" '';)re"))
       << gate;
+  EXPECT_TRUE(contains(gate, R"re("~^\|(GET|HEAD):" 1;)re")) << gate;  // no schedule header
   EXPECT_TRUE(contains(text, "map $berth_tree_gate $berth_tree_host { 1 $host; default -; }"));
   auto files = blockOf(project_server, "location ~ \"^/_files/(?<berth_tree_rest>.*)$\" {");
   EXPECT_TRUE(contains(files, "root " + dir.path() + "/blobs/edge/hosts/$berth_tree_host;"))
@@ -387,7 +389,10 @@ TEST(NginxConfig, FileTreesAppRoutesAndFastCgiRender) {
   auto upstream = blockOf(text, "upstream berth_app_40001 {");
   EXPECT_TRUE(contains(upstream, "server 127.0.0.1:40001 max_fails=0;")) << upstream;
   EXPECT_TRUE(contains(upstream, "keepalive 16;"));
-  auto routes = blockOf(text, "map $host $berth_app_route {");
+  auto routes = blockOf(text, "map $host $berth_app_route_of_host {");
+  EXPECT_TRUE(contains(text,
+                       "map \"$http_x_berth_schedule:$berth_app_route_of_host\" $berth_app_route "
+                       "{ \"~^:(.+)$\" $1; default \"\"; }"));
   EXPECT_TRUE(contains(routes, "\\shop.apps.example.test 60;")) << routes;  // its cache rule
   EXPECT_TRUE(contains(routes, "\\api.example.com u;")) << routes;          // none: uncached
   auto root = blockOf(project_server, "location / {");

@@ -428,6 +428,10 @@ TEST_F(ApiFiles, TheEdgeSendsStoredFilesItHasSeenWithoutAskingBerthd) {
     auto again = quickly(*server, name, "GET", "/_files/dir/a%20b.txt",
                          {"If-None-Match: " + first.header("etag")});
     EXPECT_EQ(again.status, 304);
+    // A schedule's run is berthd's to log.
+    EXPECT_EQ(quickly(*server, name, "GET", "/_files/dir/a%20b.txt", {"x-berth-schedule: s1"}, 500)
+                  .status,
+              0);
     // A file the tree does not have waits for berthd.
     EXPECT_NE(quickly(*server, name, "GET", "/_files/nothing.txt").status, 404);
   }

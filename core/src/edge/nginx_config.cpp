@@ -217,10 +217,11 @@ class ConfigWriter {
 
   void filesMaps() {
     // Only plain paths are looked up in a tree: nginx would merge "//" and resolve dot segments
-    // and encoded separators that berthd's routes refuse, serving a file they would not.
-    line(1, "map \"$request_method:$request_uri\" $berth_tree_gate {");
-    line(2, R"re("~^(GET|HEAD):[^?]*(//|/\.|%2[eEfF]|%5[cC]|\\\\)" '';)re");
-    line(2, "\"~^(GET|HEAD):\" 1;");
+    // and encoded separators that berthd's routes refuse, serving a file they would not. A
+    // schedule's run always reaches berthd, which logs it as the schedule's.
+    line(1, "map \"$http_x_berth_schedule|$request_method:$request_uri\" $berth_tree_gate {");
+    line(2, R"re("~^\|(GET|HEAD):[^?]*(//|/\.|%2[eEfF]|%5[cC]|\\\\)" '';)re");
+    line(2, "\"~^\\|(GET|HEAD):\" 1;");
     line(2, "default '';");
     line(1, "}");
     // "-" is never a host (a host cannot start with '-'), so <root>/- never exists.
@@ -248,11 +249,15 @@ class ConfigWriter {
       line(2, "\\" + rule.host + " berth_app_" + std::to_string(rule.port) + ";");
     line(1, "}");
     // Which direct location takes the host: "u" uncached, else its cache rule's ttl.
-    line(1, "map $host $berth_app_route {");
+    line(1, "map $host $berth_app_route_of_host {");
     line(2, "default \"\";");
     for (const auto& rule : layout_.app_rules)
       line(2, "\\" + rule.host + " " + appRoute(rule) + ";");
     line(1, "}");
+    // A schedule's run reaches berthd, which logs it as the schedule's.
+    line(1,
+         "map \"$http_x_berth_schedule:$berth_app_route_of_host\" $berth_app_route "
+         "{ \"~^:(.+)$\" $1; default \"\"; }");
     // Kept-alive connections must not say "close"; upgrades still say "upgrade".
     line(1, "map $http_upgrade $berth_app_connection { default upgrade; '' ''; }");
   }
