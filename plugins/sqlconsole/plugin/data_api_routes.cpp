@@ -272,6 +272,16 @@ class DataRequest {
     std::optional<std::string> key = presentedKey(request_, params_);
     if (!key) throw DataApiError(401, "send the project's publishable key in the apikey header");
     grant_ = loadDataApiGrant(context_.db(), project_.id, function);
+    if (!grant_.key || !sameKey(*grant_.key, *key)) {
+      // The project a host is may be kept from an earlier request (project_directory_cache.hpp):
+      // before refusing, ask again, in case that project was deleted on another node and its
+      // name taken since.
+      ProjectRef current = projectAtHost(context_, request_, /*use_kept=*/false);
+      if (current.id != project_.id) {
+        project_ = current;
+        grant_ = loadDataApiGrant(context_.db(), project_.id, function);
+      }
+    }
     if (!grant_.key || !sameKey(*grant_.key, *key))
       throw DataApiError(401, "that publishable key is not valid for this project");
   }

@@ -18,7 +18,8 @@ ProjectRef reachableProject(Context& context, const berth::Request& request) {
     // The rule projects.directory.v1 "find" applies: the caller is a member of its account.
     for (const berth::Account& account : context.services->memberships(account_id))
       if (account.id == kept->account_id) return *kept;
-    throw berth::Error::notFound("no project called " + name);
+    // Not a member: the answer is find's. (The kept entry may also be a project deleted on
+    // another node whose name someone else has taken since.)
   }
   ProjectRef project = fromSummary(context.services->call(
       "projects.directory.v1", "find", {{"account_id", account_id}, {"name", name}}));
@@ -33,13 +34,13 @@ bool canManage(const Context& context, const berth::Request& request, const Proj
   return answer.value("allowed", false);
 }
 
-ProjectRef projectAtHost(Context& context, const berth::Request& request) {
+ProjectRef projectAtHost(Context& context, const berth::Request& request, bool use_kept) {
   const std::string host = request.host();
   const std::string suffix = "." + context.settings.apps_domain;
   const bool under_apps_domain =
       host.size() > suffix.size() &&
       host.compare(host.size() - suffix.size(), suffix.size(), suffix) == 0;
-  if (under_apps_domain) {
+  if (under_apps_domain && use_kept) {
     if (std::optional<ProjectRef> kept =
             context.projects.byName(host.substr(0, host.size() - suffix.size())))
       return *kept;

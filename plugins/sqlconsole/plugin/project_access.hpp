@@ -21,6 +21,7 @@ bool canManage(const Context& context, const berth::Request& request, const Proj
 // The project a project-host request (/_data/...) is for; throws 404 when none. A host under the
 // apps domain is looked up by name in context.projects first; other hosts (custom domains, which
 // can move) always ask projects.directory.v1.
-ProjectRef projectAtHost(Context& context, const berth::Request& request);
+// use_kept false: ask projects.directory.v1 whatever is kept (and keep its answer).
+ProjectRef projectAtHost(Context& context, const berth::Request& request, bool use_kept = true);
 
 }  // namespace berth::sqlconsole
