@@ -391,8 +391,8 @@ TEST(NginxConfig, FileTreesAppRoutesAndFastCgiRender) {
   EXPECT_TRUE(contains(upstream, "keepalive 16;"));
   auto routes = blockOf(text, "map $host $berth_app_route_of_host {");
   EXPECT_TRUE(contains(text,
-                       "map \"$http_x_berth_schedule:$berth_app_route_of_host\" $berth_app_route "
-                       "{ \"~^:(.+)$\" $1; default \"\"; }"));
+                       "map $http_x_berth_schedule $berth_app_route { '' "
+                       "$berth_app_route_of_host; default ''; }"));
   EXPECT_TRUE(contains(routes, "\\shop.apps.example.test 60;")) << routes;  // its cache rule
   EXPECT_TRUE(contains(routes, "\\api.example.com u;")) << routes;          // none: uncached
   auto root = blockOf(project_server, "location / {");

@@ -105,7 +105,7 @@ class ApiGateway : public ::testing::Test {
     options.extra_yaml = secretsKeyYaml() +
                          "  creation_burst: 100\n"
                          "runtime:\n"
-                         "  idle_stop_seconds: 2\n"
+                         "  idle_stop_seconds: 4\n"
                          "  start_timeout_seconds: 10\n"
                          "  stop_grace_seconds: 2\n"
                          "scheduler:\n"
@@ -532,9 +532,9 @@ TEST_F(ApiGateway, ARunningAppIsReachedByTheEdgeAloneAndStillStopsWhenIdle) {
   EXPECT_NE(with_cookie.header("x-berth-cache"), "HIT");
   EXPECT_NE(with_cookie.body, miss.body);
 
-  // Only direct traffic for longer than idle_stop_seconds (2): the access log keeps the app
+  // Only direct traffic for longer than idle_stop_seconds (4): the access log keeps the app
   // awake, so its rule stays (with the rule taken back, these would need berthd).
-  const auto busy_until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  const auto busy_until = std::chrono::steady_clock::now() + std::chrono::seconds(8);
   int answered = 0, sent = 0;
   while (std::chrono::steady_clock::now() < busy_until) {
     ++sent;

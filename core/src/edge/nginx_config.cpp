@@ -256,8 +256,8 @@ class ConfigWriter {
     line(1, "}");
     // A schedule's run reaches berthd, which logs it as the schedule's.
     line(1,
-         "map \"$http_x_berth_schedule:$berth_app_route_of_host\" $berth_app_route "
-         "{ \"~^:(.+)$\" $1; default \"\"; }");
+         "map $http_x_berth_schedule $berth_app_route { '' $berth_app_route_of_host; "
+         "default ''; }");
     // Kept-alive connections must not say "close"; upgrades still say "upgrade".
     line(1, "map $http_upgrade $berth_app_connection { default upgrade; '' ''; }");
   }
