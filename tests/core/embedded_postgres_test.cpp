@@ -68,8 +68,8 @@ TEST(EmbeddedPostgres, KeepsDataAndPortAcrossRestarts) {
     ASSERT_GT(first_port, 0);
     const std::string password = readAll(fs::path(dir) / "superuser.password");
     ASSERT_EQ(password.size(), 33u);  // 32 hex digits and a newline
-    EXPECT_EQ(url, "postgresql://berth:" + password.substr(0, 32) + "@127.0.0.1:" +
-                       std::to_string(first_port) + "/berth");
+    EXPECT_EQ(url, "postgresql://berth:" + password.substr(0, 32) +
+                       "@127.0.0.1:" + std::to_string(first_port) + "/berth");
     EXPECT_EQ(pg.url(), url);
     EXPECT_EQ(std::stoi(readAll(fs::path(dir) / "port")), first_port);
     EXPECT_TRUE(fs::exists(fs::path(dir) / "data" / "PG_VERSION"));
