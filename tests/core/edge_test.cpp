@@ -1239,3 +1239,45 @@ TEST(Edge, MalformedUrlsAreAnsweredJson400ByNginx) {
   }
   EXPECT_EQ(t.backend.countTarget("/a%00b"), 0u);
 }
+
+// An app route: the edge proxies the host's requests straight to the app (berthd not asked),
+// with method, body and X-Forwarded-*; berthd's own project routes and a schedule's run still
+// reach berthd; an app that does not answer sends the request to berthd.
+TEST(Edge, AppRoutesGoStraightToTheAppAndFallBackToBerthd) {
+  TestBackend app;
+  const uint16_t dead_port = freeLoopbackPort();  // nothing listens there
+  EdgeUnderTest t(
+      [](const SeenRequest&) {
+        return Reply{200, {}, "from berthd"};
+      },
+      [&](EdgeLayout& layout) {
+        layout.app_rules = {{"foo-abcd.localhost", app.port()}, {"gone-abcd.localhost", dead_port}};
+        layout.project_route_prefixes = {"/_files/"};
+      });
+  std::string body = randomBytes(100000, 7);
+  auto response = roundTrip(t.port(), requestText("POST", "foo-abcd.localhost", "/x/y?a=1&b=2",
+                                                  body, {"Content-Type: text/plain"}));
+  ASSERT_EQ(response.status, 200) << response.body;
+  EXPECT_EQ(response.headers["x-berth-cache"], "MISS");
+  auto seen = app.seen();
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].method, "POST");
+  EXPECT_EQ(seen[0].target, "/x/y?a=1&b=2");
+  EXPECT_EQ(seen[0].body, body);
+  EXPECT_EQ(seen[0].header("host"), "foo-abcd.localhost");
+  EXPECT_EQ(seen[0].header("x-forwarded-host"), "foo-abcd.localhost");
+  EXPECT_EQ(seen[0].header("x-forwarded-proto"), "http");
+  EXPECT_EQ(seen[0].header("x-forwarded-for"), "127.0.0.1");
+  EXPECT_TRUE(t.backend.seen().empty());
+
+  EXPECT_EQ(get(t.port(), "foo-abcd.localhost", "/_files/a.txt").body, "from berthd");
+  EXPECT_EQ(get(t.port(), "foo-abcd.localhost", "/", {"x-berth-schedule: s1"}).body, "from berthd");
+  EXPECT_EQ(t.backend.seen().size(), 2u);
+  EXPECT_EQ(app.seen().size(), 1u);
+
+  auto fallback = get(t.port(), "gone-abcd.localhost", "/wake?x=1");
+  EXPECT_EQ(fallback.status, 200);
+  EXPECT_EQ(fallback.body, "from berthd");
+  ASSERT_EQ(t.backend.seen().size(), 3u);
+  EXPECT_EQ(t.backend.seen().back().header("x-berth-uri"), "/wake?x=1");
+}
