@@ -389,6 +389,7 @@ TEST(NginxConfig, FileTreesAppRoutesAndFastCgiRender) {
   auto upstream = blockOf(text, "upstream berth_app_40001 {");
   EXPECT_TRUE(contains(upstream, "server 127.0.0.1:40001 max_fails=0;")) << upstream;
   EXPECT_TRUE(contains(upstream, "keepalive 16;"));
+  EXPECT_TRUE(contains(upstream, "keepalive_timeout 4s;"));
   auto routes = blockOf(text, "map $host $berth_app_route_of_host {");
   EXPECT_TRUE(contains(text,
                        "map $http_x_berth_schedule $berth_app_route { '' "

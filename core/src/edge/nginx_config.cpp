@@ -241,6 +241,9 @@ class ConfigWriter {
       line(1, "upstream berth_app_" + std::to_string(port) + " {");
       line(2, "server 127.0.0.1:" + std::to_string(port) + " max_fails=0;");
       line(2, "keepalive 16;");
+      // Shorter than the apps' own idle limit (Node's is 5 s), so nginx never sends a request
+      // on a connection the app is closing: a POST on one would fail without a retry.
+      line(2, "keepalive_timeout 4s;");
       line(1, "}");
     }
     line(1, "map $host $berth_app_upstream {");

@@ -7,6 +7,7 @@
 #include <system_error>
 #include <vector>
 
+#include "percent_decode.hpp"
 #include "static_site.hpp"
 
 namespace berth::runtime {
@@ -14,27 +15,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-int hexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 // The path's parts, percent-decoded; nullopt for a bad escape, a NUL, "..", or a hidden part.
 std::optional<std::vector<std::string>> pathParts(std::string_view raw) {
-  std::string decoded;
-  for (std::size_t i = 0; i < raw.size(); ++i) {
-    if (raw[i] != '%') {
-      decoded += raw[i];
-      continue;
-    }
-    if (i + 2 >= raw.size() || hexValue(raw[i + 1]) < 0 || hexValue(raw[i + 2]) < 0)
-      return std::nullopt;
-    decoded += static_cast<char>(hexValue(raw[i + 1]) * 16 + hexValue(raw[i + 2]));
-    i += 2;
-  }
-  if (decoded.find('\0') != std::string::npos) return std::nullopt;
+  const std::optional<std::string> found = percentDecodePath(raw);
+  if (!found) return std::nullopt;
+  const std::string& decoded = *found;
   std::vector<std::string> parts;
   std::size_t start = 0;
   while (start <= decoded.size()) {

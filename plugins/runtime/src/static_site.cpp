@@ -6,35 +6,12 @@
 #include <system_error>
 #include <utility>
 
+#include "percent_decode.hpp"
+
 namespace berth::runtime {
 namespace {
 
 namespace fs = std::filesystem;
-
-int hexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-std::optional<std::string> percentDecode(std::string_view raw) {
-  std::string out;
-  out.reserve(raw.size());
-  for (std::size_t i = 0; i < raw.size(); ++i) {
-    if (raw[i] != '%') {
-      out += raw[i];
-      continue;
-    }
-    if (i + 2 >= raw.size()) return std::nullopt;
-    const int hi = hexValue(raw[i + 1]), lo = hexValue(raw[i + 2]);
-    if (hi < 0 || lo < 0) return std::nullopt;
-    out += static_cast<char>(hi * 16 + lo);
-    i += 2;
-  }
-  if (out.find('\0') != std::string::npos) return std::nullopt;
-  return out;
-}
 
 bool isInside(const fs::path& root, const fs::path& p) {
   auto rel = p.lexically_relative(root);
@@ -91,7 +68,7 @@ std::string contentTypeFor(std::string_view name) {
 StaticAnswer staticFileFor(const fs::path& release_dir, std::string_view request_path) {
   StaticAnswer answer;
   if (request_path.empty() || request_path.front() != '/') return answer;
-  const auto decoded = percentDecode(request_path);
+  const auto decoded = percentDecodePath(request_path);
   if (!decoded) return answer;
   fs::path relative;
   std::size_t start = 1;
