@@ -435,6 +435,30 @@ class ConfigWriter {
     line(depth, "error_page 500 = @berth_500;");
   }
 
+  // What every proxying to an app says: the client's facts in headers, long timeouts, and
+  // nothing the app answers may steer the edge. `connection` is the Connection header's
+  // variable; `request_buffering` is "on" or "off".
+  void toApp(const std::string& connection, const std::string& request_buffering) {
+    line(3, "proxy_http_version 1.1;");
+    line(3, "proxy_set_header Host $http_host;");
+    line(3, "proxy_set_header Upgrade $http_upgrade;");
+    line(3, "proxy_set_header Connection " + connection + ";");
+    line(3, "proxy_set_header X-Real-IP $remote_addr;");
+    line(3, "proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;");
+    line(3, "proxy_set_header X-Forwarded-Proto $scheme;");
+    line(3, "proxy_set_header X-Forwarded-Host $host;");
+    line(3, "proxy_set_header X-Berth-Body-File \"\";");
+    line(3, "proxy_request_buffering " + request_buffering + ";");
+    line(3, "proxy_buffering on;");
+    line(3, "proxy_connect_timeout 10s;");
+    line(3, "proxy_read_timeout 3600s;");
+    line(3, "proxy_send_timeout 3600s;");
+    // An app must not be able to redirect nginx into berthd's files.
+    line(3, "proxy_ignore_headers X-Accel-Redirect X-Accel-Expires X-Accel-Limit-Rate;");
+    // x-berth-cache is the edge's to say.
+    line(3, "proxy_hide_header x-berth-cache;");
+  }
+
   // The body of an internal location proxying to an app on 127.0.0.1:$berth_port; `prefix`
   // is the regex of what precedes the app's path.
   void appProxy(const std::string& prefix) {
@@ -444,24 +468,7 @@ class ConfigWriter {
     line(3, "rewrite \"(?s)^/" + prefix + "(/.*)$\" $1 break;");
     line(3, "proxy_pass http://127.0.0.1:$berth_port;");
     line(3, "proxy_method $berth_method;");
-    line(3, "proxy_http_version 1.1;");
-    line(3, "proxy_set_header Host $http_host;");
-    line(3, "proxy_set_header Upgrade $http_upgrade;");
-    line(3, "proxy_set_header Connection $connection_upgrade;");
-    line(3, "proxy_set_header X-Real-IP $remote_addr;");
-    line(3, "proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;");
-    line(3, "proxy_set_header X-Forwarded-Proto $scheme;");
-    line(3, "proxy_set_header X-Forwarded-Host $host;");
-    line(3, "proxy_set_header X-Berth-Body-File \"\";");
-    line(3, "proxy_request_buffering off;");
-    line(3, "proxy_buffering on;");
-    line(3, "proxy_connect_timeout 10s;");
-    line(3, "proxy_read_timeout 3600s;");
-    line(3, "proxy_send_timeout 3600s;");
-    // An app must not be able to redirect nginx into berthd's files.
-    line(3, "proxy_ignore_headers X-Accel-Redirect X-Accel-Expires X-Accel-Limit-Rate;");
-    // x-berth-cache is the edge's to say.
-    line(3, "proxy_hide_header x-berth-cache;");
+    toApp("$connection_upgrade", "off");
     line(3, "error_page 502 = @berth_app_502;");
     line(3, "error_page 504 = @berth_app_504;");
     line(3, "error_page 500 = @berth_500;");
@@ -563,23 +570,8 @@ class ConfigWriter {
       line(2, "location = /_berth_direct/" + route + " {");
       line(3, "internal;");
       line(3, "proxy_pass http://$berth_app_upstream$request_uri;");
-      line(3, "proxy_http_version 1.1;");
-      line(3, "proxy_set_header Host $http_host;");
-      line(3, "proxy_set_header Upgrade $http_upgrade;");
-      line(3, "proxy_set_header Connection $berth_app_connection;");
-      line(3, "proxy_set_header X-Real-IP $remote_addr;");
-      line(3, "proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;");
-      line(3, "proxy_set_header X-Forwarded-Proto $scheme;");
-      line(3, "proxy_set_header X-Forwarded-Host $host;");
-      line(3, "proxy_set_header X-Berth-Body-File \"\";");
       // Buffered, so that a request the app refused can be given to berthd whole.
-      line(3, "proxy_request_buffering on;");
-      line(3, "proxy_buffering on;");
-      line(3, "proxy_connect_timeout 10s;");
-      line(3, "proxy_read_timeout 3600s;");
-      line(3, "proxy_send_timeout 3600s;");
-      line(3, "proxy_ignore_headers X-Accel-Redirect X-Accel-Expires X-Accel-Limit-Rate;");
-      line(3, "proxy_hide_header x-berth-cache;");
+      toApp("$berth_app_connection", "on");
       if (route == "u") {
         line(3, "add_header x-berth-cache MISS always;");
       } else {
