@@ -16,7 +16,6 @@
 #include <set>
 #include <thread>
 
-#include "idle_tracker.hpp"
 #include "project_apps.hpp"
 #include "project_status.hpp"
 #include "readiness.hpp"
@@ -131,22 +130,6 @@ TEST(RestartBackoff, DoublesUpToTheMaximum) {
   EXPECT_EQ(restartDelay(policy, 4), 800ms);
   EXPECT_EQ(restartDelay(policy, 5), 1000ms);
   EXPECT_EQ(restartDelay(policy, 500), 1000ms);
-}
-
-TEST(IdleTracker, ReportsEachIdleProjectOnce) {
-  IdleTracker tracker(std::chrono::seconds(900));
-  const auto t0 = IdleTracker::Clock::now();
-  tracker.touch("a", t0);
-  tracker.touch("b", t0);
-  tracker.touch("b", t0 + 600s);
-  tracker.touch("b", t0 + 500s);  // a late report never moves the time back
-  EXPECT_TRUE(tracker.takeIdle(t0 + 899s).empty());
-  EXPECT_EQ(tracker.takeIdle(t0 + 900s), std::vector<std::string>{"a"});
-  EXPECT_TRUE(tracker.takeIdle(t0 + 1000s).empty()) << "a is reported once";
-  EXPECT_EQ(tracker.takeIdle(t0 + 1500s), std::vector<std::string>{"b"});
-  tracker.touch("c", t0);
-  tracker.forget("c");
-  EXPECT_TRUE(tracker.takeIdle(t0 + 5000s).empty());
 }
 
 TEST(ProjectStatus, RunningOnlyWithARunningProcess) {
@@ -448,7 +431,7 @@ TEST_F(Supervisor, BubblewrapShowsOnlySystemFilesAndTheRelease) {
 
 TEST_F(Supervisor, ProjectAppsLogsStopsIdleAndReplacesOnANewRelease) {
   LogBuffer logs;
-  ProjectApps apps(logs, std::chrono::seconds(60));
+  ProjectApps apps(logs);
   std::atomic<int> answered{0};
   std::uint16_t port = 0;
   apps.start("p1", spec(), [&](const StartOutcome& o) {
@@ -473,10 +456,8 @@ TEST_F(Supervisor, ProjectAppsLogsStopsIdleAndReplacesOnANewRelease) {
     return e.kind == "platform" && e.message.starts_with("started node");
   }));
 
-  // Not idle yet; idle after the timeout: stopped, and the next request starts it again.
-  EXPECT_TRUE(apps.stopIdle(IdleTracker::Clock::now()).empty());
-  EXPECT_EQ(apps.stopIdle(IdleTracker::Clock::now() + std::chrono::seconds(61)),
-            std::vector<std::string>{"p1"});
+  // Stopped (as when idle): the port closes, and the next request starts it again.
+  apps.find("p1")->stop();
   EXPECT_EQ(apps.state("p1"), AppState::Stopped);
   EXPECT_FALSE(acceptsConnections(port));
   apps.start("p1", spec(), [&](const StartOutcome&) { ++answered; });

@@ -6,12 +6,11 @@
 // backend that does not confirm (blobs of every space go with the project).
 #include <gtest/gtest.h>
 
-#include <signal.h>
-
 #include <fstream>
 
 #include "sha256.hpp"
 #include "storage_support.hpp"
+#include "support/process_pause.hpp"
 
 using namespace berth::testing;
 using namespace berth::testing::projects_api;
@@ -377,18 +376,6 @@ TEST_F(ApiFiles, MissingFilesAnswer404) {
   EXPECT_EQ(r.status, 404);
 }
 
-// berthd stopped (SIGSTOP) while in scope: what still answers was answered by the edge alone.
-class BerthdPaused {
- public:
-  explicit BerthdPaused(pid_t pid) : pid_(pid) { ::kill(pid_, SIGSTOP); }
-  ~BerthdPaused() { ::kill(pid_, SIGCONT); }
-  BerthdPaused(const BerthdPaused&) = delete;
-  BerthdPaused& operator=(const BerthdPaused&) = delete;
-
- private:
-  pid_t pid_;
-};
-
 // A request to the project host that gives up soon (berthd may be paused); status 0 then.
 HttpResult quickly(const BerthdProcess& server, const std::string& project,
                    const std::string& method, const std::string& path,
@@ -412,7 +399,7 @@ TEST_F(ApiFiles, TheEdgeSendsStoredFilesItHasSeenWithoutAskingBerthd) {
   std::string id = fs::read_symlink(tree + "/hosts/" + name + ".localhost").filename();
   EXPECT_TRUE(fs::exists(tree + "/projects/" + id + "/dir/a b.txt"));
   {
-    BerthdPaused paused(server->pid());
+    ProcessPause paused(server->pid());  // the edge alone answers
     auto hit = quickly(*server, name, "GET", "/_files/dir/a%20b.txt");
     EXPECT_EQ(hit.status, 200) << hit.body;
     EXPECT_EQ(hit.body, "first version");
@@ -439,7 +426,7 @@ TEST_F(ApiFiles, TheEdgeSendsStoredFilesItHasSeenWithoutAskingBerthd) {
   // A replace is what the edge sends once it is answered; a delete is gone at once.
   ASSERT_EQ(upload(api(*owner), name, "dir/a%20b.txt", "second").status, 201);
   {
-    BerthdPaused paused(server->pid());
+    ProcessPause paused(server->pid());  // the edge alone answers
     auto hit = quickly(*server, name, "GET", "/_files/dir/a%20b.txt");
     EXPECT_EQ(hit.status, 200);
     EXPECT_EQ(hit.body, "second");
@@ -455,7 +442,7 @@ TEST_F(ApiFiles, TheEdgeSendsStoredFilesItHasSeenWithoutAskingBerthd) {
   ASSERT_EQ(upload(api(*owner), name, "x/y.txt", "y").status, 201);
   ASSERT_EQ(download(*server, name, "x/y.txt").status, 200);
   {
-    BerthdPaused paused(server->pid());
+    ProcessPause paused(server->pid());  // the edge alone answers
     EXPECT_EQ(quickly(*server, name, "GET", "/_files/x/y.txt").status, 200);
     for (const char* odd : {"x//y.txt", "x%2Fy.txt", "x%2fy.txt", "x/%2e/y.txt", "x%5Cy.txt"})
       EXPECT_EQ(quickly(*server, name, "GET", std::string("/_files/") + odd, {}, 500).status, 0)

@@ -156,6 +156,8 @@ void Gateway::serveApp(const HostedProject& project, const ReleaseRecord& releas
       [this, exchange, logger, request_id, cacheable, ttl, direct, project_id, release_id,
        hosts = std::move(hosts)](const StartOutcome& outcome) {
         try {
+          // A slow start must not eat into the idle time: the request counts from now too.
+          if (outcome.ready) idle_.touch(project_id);
           if (outcome.ready && direct) {
             // Later requests go straight to the app, unless the release changed meanwhile.
             auto live = routing_.live(project_id);

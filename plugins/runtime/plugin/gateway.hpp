@@ -21,7 +21,7 @@
 #include "edge_cache.hpp"
 #include "gateway_edge_apps.hpp"
 #include "gateway_edge_files.hpp"
-#include "gateway_idle.hpp"
+#include "idle_stop.hpp"
 #include "project_routing.hpp"
 #include "request_logs.hpp"
 

@@ -76,7 +76,7 @@ class RuntimePlugin final : public berth::Plugin {
     c.releases_dir = context_.data_dir + "/releases";
 
     context_.releases = std::make_unique<ReleaseStore>(services);
-    context_.apps = std::make_unique<ProjectApps>(context_.logs, c.idle_stop);
+    context_.apps = std::make_unique<ProjectApps>(context_.logs);
   }
 
   void stop() override {

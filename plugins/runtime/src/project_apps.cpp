@@ -33,7 +33,6 @@ std::shared_ptr<AppProcess> ProjectApps::make(const std::string& project_id, con
 }
 
 void ProjectApps::start(const std::string& project_id, const AppSpec& spec, AppProcess::Done done) {
-  idle_.touch(project_id);
   std::shared_ptr<AppProcess> replaced;
   std::shared_ptr<AppProcess> app;
   {
@@ -51,17 +50,6 @@ void ProjectApps::start(const std::string& project_id, const AppSpec& spec, AppP
   app->start(std::move(done));
 }
 
-std::vector<std::string> ProjectApps::stopIdle(IdleTracker::Clock::time_point now) {
-  std::vector<std::string> stopped;
-  for (const auto& project : idle_.takeIdle(now)) {
-    const auto app = find(project);
-    if (!app || app->state() == AppState::Stopped) continue;
-    app->stop();
-    stopped.push_back(project);
-  }
-  return stopped;
-}
-
 void ProjectApps::stop(const std::string& project_id) {
   std::shared_ptr<AppProcess> app;
   {
@@ -71,7 +59,6 @@ void ProjectApps::stop(const std::string& project_id) {
     app = std::move(it->second.app);
     apps_.erase(it);
   }
-  idle_.forget(project_id);
   app.reset();
 }
 

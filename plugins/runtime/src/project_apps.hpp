@@ -1,7 +1,7 @@
 // Every project's app process on this node, by project id: made on first use, fed to the log
-// buffer (lines as `process` entries, supervisor events as `platform` ones), stopped when
-// idle (scale to zero). The gateway asks `start` for each request to a process release; the
-// answer comes through the callback, so no server thread waits for a wake.
+// buffer (lines as `process` entries, supervisor events as `platform` ones); the gateway
+// stops idle ones (IdleStop). The gateway asks `start` for each request to a process release;
+// the answer comes through the callback, so no server thread waits for a wake.
 #pragma once
 #include <chrono>
 #include <functional>
@@ -12,7 +12,6 @@
 #include <string>
 #include <vector>
 
-#include "idle_tracker.hpp"
 #include "log_store.hpp"
 #include "process_supervisor.hpp"
 
@@ -20,15 +19,13 @@ namespace berth::runtime {
 
 class ProjectApps {
  public:
-  ProjectApps(LogBuffer& logs, std::chrono::seconds idle_stop) : logs_(logs), idle_(idle_stop) {}
+  explicit ProjectApps(LogBuffer& logs) : logs_(logs) {}
   ~ProjectApps();  // stops every app
 
-  // Starts (or joins the start of, or finds running) the project's app and counts a request.
+  // Starts (or joins the start of, or finds running) the project's app.
   // A spec differing from the current one (a new live release, say) replaces the app: the
   // old process is stopped first.
   void start(const std::string& project_id, const AppSpec& spec, AppProcess::Done done);
-  // Stops apps without a request for idle_stop; returns their project ids.
-  std::vector<std::string> stopIdle(IdleTracker::Clock::time_point now = IdleTracker::Clock::now());
   void stop(const std::string& project_id);  // and forgets it (release change, deletion)
   std::optional<AppState> state(const std::string& project_id) const;
   std::shared_ptr<AppProcess> find(const std::string& project_id);  // setEnvironment, tests
@@ -42,7 +39,6 @@ class ProjectApps {
   std::shared_ptr<AppProcess> make(const std::string& project_id, const AppSpec& spec);
 
   LogBuffer& logs_;
-  IdleTracker idle_;
   mutable std::mutex mutex_;
   std::map<std::string, Entry> apps_;
 };

@@ -1,4 +1,4 @@
-#include "gateway_idle.hpp"
+#include "idle_stop.hpp"
 
 namespace berth::runtime {
 
@@ -17,6 +17,16 @@ IdleStop::Round IdleStop::round(const std::set<std::string>& published,
                                 std::chrono::seconds idle_stop, Clock::time_point now) {
   Round out;
   std::lock_guard lock(mutex_);
+  const std::optional<Clock::time_point> previous = last_round_;
+  last_round_ = now;
+  if (previous && now - *previous > kStallAfter) {
+    const auto stalled = now - *previous - kRoundPeriod;
+    for (auto& [id, activity] : projects_) {
+      activity.last += stalled;
+      if (activity.unpublished_at) *activity.unpublished_at += stalled;
+    }
+    return out;
+  }
   for (auto it = projects_.begin(); it != projects_.end();) {
     const std::string& id = it->first;
     Activity& activity = it->second;
