@@ -374,7 +374,7 @@ struct EdgeUnderTest {
     layout.backend_port = backend.port();
     layout.data_dir = dir.path();
     layout.runtime_dir = dir.path() + "/edge";
-    layout.access_log_socket = dir.path() + "/access.sock";
+    layout.access_log_file = dir.path() + "/access.log";
     layout.spooled_routes = {{"POST", "/projects/:name/files/*path", 4 * kMiB}};
     layout.worker_processes = 1;  // one worker: access log datagrams arrive in order
     if (adjust) adjust(layout);
@@ -804,15 +804,13 @@ TEST(Edge, SupervisorRestartsAKilledMaster) {
 TEST(Edge, AccessLogEntriesArrive) {
   std::mutex mutex;
   std::vector<AccessEntry> entries;
-  TempDir socket_dir;
-  std::string socket_path = socket_dir.path() + "/access.sock";
-  AccessLogReceiver receiver(socket_path, [&](const AccessEntry& entry) {
+  TempDir log_dir;
+  std::string log_path = log_dir.path() + "/access.log";
+  AccessLogTail tail(log_path, [&](const AccessEntry& entry) {
     std::lock_guard lock(mutex);
     entries.push_back(entry);
   });
-  receiver.start();
-  EXPECT_EQ(fs::status(socket_path).permissions() & fs::perms::others_write,
-            fs::perms::others_write);
+  tail.start();
 
   TestBackend app;
   EdgeUnderTest t(
@@ -823,7 +821,7 @@ TEST(Edge, AccessLogEntriesArrive) {
         }
         return Reply{};
       },
-      [&](EdgeLayout& layout) { layout.access_log_socket = socket_path; });
+      [&](EdgeLayout& layout) { layout.access_log_file = log_path; });
 
   auto entriesWithId = [&](const std::string& id) {
     std::lock_guard lock(mutex);
@@ -871,8 +869,7 @@ TEST(Edge, AccessLogEntriesArrive) {
     return std::any_of(entries.begin(), entries.end(),
                        [](const AccessEntry& e) { return e.status == 413 && e.path == "/x"; });
   }));
-  receiver.stop();
-  EXPECT_FALSE(fs::exists(socket_path));
+  tail.stop();
 }
 
 TEST(Edge, StopLeavesNoNginxProcess) {
@@ -895,7 +892,7 @@ TEST(Edge, StartReplacesAnNginxLeftByACrashedBerthd) {
   layout.backend_port = backend.port();
   layout.data_dir = dir.path();
   layout.runtime_dir = dir.path() + "/edge";
-  layout.access_log_socket = dir.path() + "/access.sock";
+  layout.access_log_file = dir.path() + "/access.log";
   {
     Edge first(kNginx, layout);
     first.start();
@@ -934,7 +931,7 @@ TEST(Edge, StartReportsATakenPort) {
   layout.backend_port = 1;
   layout.data_dir = dir.path();
   layout.runtime_dir = dir.path() + "/edge";
-  layout.access_log_socket = dir.path() + "/access.sock";
+  layout.access_log_file = dir.path() + "/access.log";
   Edge edge(kNginx, layout);
   try {
     edge.start();
@@ -954,7 +951,7 @@ TEST(Edge, StartReportsARefusedConfiguration) {
   layout.backend_port = 1;
   layout.data_dir = dir.path();
   layout.runtime_dir = dir.path() + "/edge";
-  layout.access_log_socket = dir.path() + "/access.sock";
+  layout.access_log_file = dir.path() + "/access.log";
   layout.worker_user = "berth-no-such-user";
   Edge edge(kNginx, layout);
   try {
@@ -978,29 +975,6 @@ TEST(Edge, WorkerUserOwnsTheTempDirs) {
     EXPECT_EQ(st.st_uid, nobody->uid) << dir;
   }
   EXPECT_EQ(get(t.port(), "api.localhost", "/").status, 200);
-}
-
-TEST(AccessLog, ParsesNginxSyslogLines) {
-  AccessEntry entry;
-  std::string line =
-      "<190>Nov 21 12:00:00 berth: {\"id\":\"0123456789abcdef0123456789abcdef\",\"host\":\"a."
-      "localhost\",\"method\":\"POST\",\"path\":\"/x?y=\\\"z\\\"\",\"status\":201,\"time\":0.012,"
-      "\"bytes\":345,\"edge\":\"project\",\"remote\":\"10.0.0.1\",\"at\":1763726400.123}";
-  ASSERT_TRUE(parseAccessLine(line, entry));
-  EXPECT_EQ(entry.request_id, "0123456789abcdef0123456789abcdef");
-  EXPECT_EQ(entry.host, "a.localhost");
-  EXPECT_EQ(entry.method, "POST");
-  EXPECT_EQ(entry.path, "/x?y=\"z\"");
-  EXPECT_EQ(entry.status, 201);
-  EXPECT_DOUBLE_EQ(entry.seconds, 0.012);
-  EXPECT_EQ(entry.bytes_sent, 345u);
-  EXPECT_EQ(entry.edge, "project");
-  EXPECT_EQ(entry.remote, "10.0.0.1");
-  EXPECT_EQ(entry.at, 1763726400);
-
-  EXPECT_FALSE(parseAccessLine("<190>Nov 21 12:00:00 other: hello", entry));
-  EXPECT_FALSE(parseAccessLine("<190>Nov 21 12:00:00 berth: {broken", entry));
-  EXPECT_FALSE(parseAccessLine("<190>Nov 21 12:00:00 berth: {\"no\":\"id\"}", entry));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -37,7 +37,7 @@ EdgeLayout baseLayout(const std::string& dir) {
   layout.backend_port = 18081;
   layout.data_dir = dir;
   layout.runtime_dir = dir + "/edge";
-  layout.access_log_socket = dir + "/access.sock";
+  layout.access_log_file = dir + "/access.log";
   return layout;
 }
 
@@ -106,7 +106,7 @@ TEST(NginxConfig, MainDirectives) {
   EXPECT_TRUE(contains(text, "listen 127.0.0.1:18080 default_server;"));
   EXPECT_TRUE(contains(text, "client_max_body_size 2097152;"));
   EXPECT_TRUE(contains(text, "client_max_body_size 268435456;"));
-  EXPECT_TRUE(contains(text, "syslog:server=unix:" + dir.path() + "/access.sock,nohostname"));
+  EXPECT_TRUE(contains(text, "access_log " + dir.path() + "/access.log berth_project buffer="));
   EXPECT_TRUE(contains(text, "alias " + dir.path() + "/;"));
   EXPECT_FALSE(contains(text, "\nuser "));
 }

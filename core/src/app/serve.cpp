@@ -65,7 +65,7 @@ EdgeLayout edgeLayout(const Settings& settings, const Router& router, uint16_t b
   layout.backend_port = backend_port;
   layout.data_dir = settings.data_dir;
   layout.runtime_dir = settings.data_dir + "/edge";
-  layout.access_log_socket = layout.runtime_dir + "/access.sock";
+  layout.access_log_file = layout.runtime_dir + "/access.log";
   layout.json_body_limit =
       parseByteSize(settings.edge.json_body_limit, "edge.json_body_limit", settings.file);
   layout.worker_processes = settings.edge.worker_processes;
@@ -152,13 +152,17 @@ int runServe(const Settings& settings) {
   backend.start(static_cast<uint16_t>(settings.edge.backend_port));
 
   EdgeLayout layout = edgeLayout(settings, router, backend.port(), hosts.customHosts());
-  AccessLogReceiver access(layout.access_log_socket, [&](const AccessEntry& e) {
+  AccessLogTail access(layout.access_log_file, [&](const AccessEntry& e) {
     nlohmann::json j = {{"request_id", e.request_id}, {"host", e.host},
                         {"method", e.method},         {"path", e.path},
                         {"status", e.status},         {"seconds", e.seconds},
                         {"bytes", e.bytes_sent},      {"edge", e.edge},
                         {"remote", e.remote},         {"at", e.at}};
     plugins.fireHook("edge.access", j.dump());
+  });
+  access.setReopen([&] {
+    std::lock_guard lock(edge_mutex);
+    if (edge) edge->reopenLogs();
   });
   std::filesystem::create_directories(layout.runtime_dir);
   access.start();
@@ -188,13 +192,15 @@ int runServe(const Settings& settings) {
     logLine(*log, spdlog::level::warn, "", "",
             std::to_string(backend.inFlight()) + " requests still running; stopping anyway");
   jobs.stop();
+  // Before the plugins stop, as its lines go to them; what nginx writes after this is read at
+  // the next start (the tail keeps its place in the file).
+  access.stop();
   plugins.stopAll();
   backend.stop();
   {
     std::lock_guard lock(edge_mutex);
     edge->stop();
   }
-  access.stop();
   cp.close();
   logLine(*log, spdlog::level::info, "", "", "stopped");
   return 0;

@@ -1,13 +1,12 @@
-// nginx's access log arrives as syslog datagrams on a unix socket: no file to rotate, and
-// berthd sees each request as it finishes (request logs, idle tracking).
-#include <poll.h>
-#include <sys/socket.h>
+// nginx's access log, followed: see AccessLogTail in edge.hpp.
+#include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -17,7 +16,17 @@
 #include "log/logging.hpp"
 
 namespace berth::core {
+
 namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// How long nginx's workers may still write to a rotated file after the new one exists: their
+// buffers flush within flush= (nginx_config.cpp), and each reopens at its next event.
+constexpr auto kRotatedGrace = std::chrono::seconds(3);
+// nginx did not reopen (it was restarting, say): ask again after this.
+constexpr auto kReopenAgain = std::chrono::seconds(10);
+constexpr auto kPollInterval = std::chrono::milliseconds(50);
 
 std::string stringField(const nlohmann::json& object, const char* key) {
   auto it = object.find(key);
@@ -31,12 +40,11 @@ double numberField(const nlohmann::json& object, const char* key) {
 
 }  // namespace
 
-bool parseAccessLine(const std::string& datagram, AccessEntry& out) {
-  // The syslog header ("<190>Nov 21 12:00:00 berth: ") ends where our JSON object starts.
-  auto start = datagram.find('{');
-  if (start == std::string::npos) return false;
-  auto json = nlohmann::json::parse(datagram.begin() + static_cast<std::ptrdiff_t>(start),
-                                    datagram.end(), nullptr, false);
+bool parseAccessLine(std::string_view line, AccessEntry& out) {
+  auto start = line.find('{');
+  if (start == std::string_view::npos) return false;
+  auto json = nlohmann::json::parse(line.begin() + static_cast<std::ptrdiff_t>(start), line.end(),
+                                    nullptr, false);
   if (json.is_discarded() || !json.is_object() || !json.contains("id")) return false;
   AccessEntry entry;
   entry.request_id = stringField(json, "id");
@@ -54,73 +62,191 @@ bool parseAccessLine(const std::string& datagram, AccessEntry& out) {
   return true;
 }
 
-AccessLogReceiver::AccessLogReceiver(std::string socket_path, Callback callback)
-    : path_(std::move(socket_path)), callback_(std::move(callback)) {}
+// One file being read: its descriptor, where the reading is, and a line not finished yet.
+struct AccessLogTail::Source {
+  std::string path;
+  int fd = -1;
+  uint64_t offset = 0;
+  std::string partial;
+  Clock::time_point since{};  // rotated: when; current: when it was opened
 
-AccessLogReceiver::~AccessLogReceiver() {
+  Source() = default;
+  Source(const Source&) = delete;
+  Source& operator=(const Source&) = delete;
+  ~Source() { close(); }
+  bool open(const std::string& file) {
+    close();
+    path = file;
+    fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    offset = 0;
+    partial.clear();
+    since = Clock::now();
+    return fd >= 0;
+  }
+  void close() {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+  }
+};
+
+AccessLogTail::AccessLogTail(std::string path, Callback callback, uint64_t rotate_bytes)
+    : path_(std::move(path)), callback_(std::move(callback)), rotate_bytes_(rotate_bytes) {}
+
+AccessLogTail::~AccessLogTail() {
   stop();
 }
 
-void AccessLogReceiver::start() {
-  if (fd_ >= 0) return;
-  sockaddr_un addr{};
-  if (path_.size() >= sizeof addr.sun_path) {
-    throw std::runtime_error("access log socket path too long: " + path_);
-  }
-  struct stat st {};
-  if (::lstat(path_.c_str(), &st) == 0) {
-    if (!S_ISSOCK(st.st_mode)) {
-      throw std::runtime_error(path_ + " exists and is not a socket; not removing it");
-    }
-    ::unlink(path_.c_str());  // left by an earlier run
-  }
-  int fd = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  if (fd < 0)
-    throw std::runtime_error("cannot open a unix socket: " + std::string(strerror(errno)));
-  addr.sun_family = AF_UNIX;
-  std::memcpy(addr.sun_path, path_.c_str(), path_.size() + 1);
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    int err = errno;
-    ::close(fd);
-    throw std::runtime_error("cannot bind " + path_ + ": " + strerror(err));
-  }
-  // nginx workers may run as another user; only they and we know the path anyway.
-  ::chmod(path_.c_str(), 0666);
-  // Bursts of short requests must not fill the queue while the callback is busy.
-  int buffer_bytes = 4 * 1024 * 1024;
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buffer_bytes, sizeof buffer_bytes);
-  fd_ = fd;
-  stopping_ = false;
-  thread_ = std::thread([this] {
-    auto logger = getLogger("edge");
-    std::vector<char> buffer(256 * 1024);
-    while (!stopping_) {
-      pollfd pfd{fd_, POLLIN, 0};
-      int ready = ::poll(&pfd, 1, 200);  // timeout: notice stop() without a wake-up pipe
-      if (ready <= 0) continue;
-      ssize_t got = ::recv(fd_, buffer.data(), buffer.size(), MSG_DONTWAIT);
-      if (got <= 0) continue;
-      AccessEntry entry;
-      if (!parseAccessLine(std::string(buffer.data(), static_cast<size_t>(got)), entry)) {
-        logger->debug("ignoring an access log datagram that is not ours");
-        continue;
-      }
-      try {
-        callback_(entry);
-      } catch (const std::exception& e) {
-        logger->error("access log callback failed: {}", e.what());
-      }
-    }
-  });
+void AccessLogTail::setReopen(std::function<void()> reopen) {
+  reopen_ = std::move(reopen);
 }
 
-void AccessLogReceiver::stop() {
-  stopping_ = true;
+void AccessLogTail::start() {
+  if (thread_.joinable()) return;
+  // nginx appends to it; made here so that it is berthd's, and readable before nginx starts.
+  int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0)
+    throw std::runtime_error("cannot create the access log " + path_ + ": " + strerror(errno));
+  ::close(fd);
+  stopping_ = false;
+  thread_ = std::thread([this] { run(); });
+}
+
+void AccessLogTail::stop() {
+  {
+    std::lock_guard lock(wake_mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
   if (thread_.joinable()) thread_.join();
-  if (fd_ >= 0) {
-    ::close(fd_);
-    fd_ = -1;
-    ::unlink(path_.c_str());
+}
+
+bool AccessLogTail::drain(Source& source) {
+  if (source.fd < 0) return false;
+  static thread_local std::vector<char> buffer(256 * 1024);
+  bool any = false;
+  while (true) {
+    ssize_t got = ::read(source.fd, buffer.data(), buffer.size());
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    any = true;
+    source.offset += static_cast<uint64_t>(got);
+    std::string_view chunk(buffer.data(), static_cast<size_t>(got));
+    size_t begin = 0;
+    while (true) {
+      size_t end = chunk.find('\n', begin);
+      if (end == std::string_view::npos) break;
+      std::string_view line = chunk.substr(begin, end - begin);
+      if (!source.partial.empty()) {
+        source.partial.append(line);
+        line = source.partial;
+      }
+      AccessEntry entry;
+      if (parseAccessLine(line, entry)) {
+        try {
+          callback_(entry);
+        } catch (const std::exception& e) {
+          getLogger("edge")->error("access log callback failed: {}", e.what());
+        }
+      } else if (!line.empty()) {
+        getLogger("edge")->debug("ignoring an access log line that is not ours");
+      }
+      source.partial.clear();
+      begin = end + 1;
+    }
+    source.partial.append(chunk.substr(begin));
+  }
+  return any;
+}
+
+namespace {
+
+// How far the current file has been read, kept beside it ("<path>.read") so that a restart
+// neither repeats nor skips lines.
+class ReadMark {
+ public:
+  explicit ReadMark(const std::string& path)
+      : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600)) {}
+  ~ReadMark() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  ReadMark(const ReadMark&) = delete;
+  ReadMark& operator=(const ReadMark&) = delete;
+  uint64_t load() const {
+    uint64_t value = 0;
+    return fd_ >= 0 && ::pread(fd_, &value, sizeof value, 0) == sizeof value ? value : 0;
+  }
+  void save(uint64_t value) {
+    if (fd_ < 0 || value == saved_) return;
+    if (::pwrite(fd_, &value, sizeof value, 0) == sizeof value) saved_ = value;
+  }
+
+ private:
+  int fd_;
+  uint64_t saved_ = UINT64_MAX;
+};
+
+}  // namespace
+
+void AccessLogTail::run() {
+  auto logger = getLogger("edge");
+  const std::string rotated_path = path_ + ".1";
+  ReadMark mark(path_ + ".read");
+  Source current, rotated;
+  // An earlier run stopped in the middle of a rotation: its lines first.
+  if (rotated.open(rotated_path)) {
+    drain(rotated);
+    rotated.close();
+    ::unlink(rotated_path.c_str());
+  }
+  if (current.open(path_)) {
+    // Where the last run stopped reading, unless the file is not the one it read.
+    const uint64_t read = mark.load();
+    struct stat st {};
+    if (read > 0 && ::fstat(current.fd, &st) == 0 && read <= static_cast<uint64_t>(st.st_size) &&
+        ::lseek(current.fd, static_cast<off_t>(read), SEEK_SET) >= 0)
+      current.offset = read;
+  }
+  Clock::time_point reopen_asked{};
+  while (true) {
+    const bool stopping = stopping_;
+    bool read_any = drain(rotated);
+    read_any = drain(current) || read_any;
+    // Only whole lines count as read: a partial one is read again after a restart.
+    if (current.fd >= 0) mark.save(current.offset - current.partial.size());
+    if (stopping) break;
+
+    if (rotated.fd >= 0) {
+      // The new file appears when nginx reopens; until then its lines still go to the old one.
+      if (current.fd < 0 && current.open(path_)) rotated.since = Clock::now();
+      if (current.fd >= 0 && Clock::now() - rotated.since >= kRotatedGrace) {
+        drain(rotated);
+        rotated.close();
+        ::unlink(rotated_path.c_str());
+      } else if (current.fd < 0 && Clock::now() - reopen_asked >= kReopenAgain && reopen_) {
+        reopen_asked = Clock::now();
+        reopen_();
+      }
+    } else if (current.fd < 0) {
+      current.open(path_);  // removed behind our back: nginx makes it again at its next start
+    } else if (current.offset >= rotate_bytes_ && current.partial.empty() && reopen_) {
+      logger->info("access log rotated at {} bytes", current.offset);
+      if (::rename(path_.c_str(), rotated_path.c_str()) == 0) {
+        std::swap(rotated.fd, current.fd);
+        rotated.path = rotated_path;
+        rotated.offset = current.offset;
+        rotated.since = Clock::now();
+        current.close();
+        current.offset = 0;
+        reopen_asked = Clock::now();
+        reopen_();
+      } else {
+        logger->error("cannot rotate the access log {}: {}", path_, strerror(errno));
+      }
+    }
+    if (!read_any) {
+      std::unique_lock lock(wake_mutex_);
+      wake_.wait_for(lock, kPollInterval, [this] { return stopping_.load(); });
+    }
   }
 }
 

@@ -371,6 +371,12 @@ void Edge::stop() {
   child_ = Child();
 }
 
+void Edge::reopenLogs() {
+  std::lock_guard lock(mutex_);
+  // A restart in the meantime opens the files afresh anyway.
+  if (child_.pid() > 0) ::kill(child_.pid(), SIGUSR1);
+}
+
 pid_t Edge::pid() const {
   std::lock_guard lock(mutex_);
   return child_.pid();

@@ -7,6 +7,7 @@
 #include <functional>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "edge/nginx_config.hpp"
@@ -35,7 +36,8 @@ class Edge {
   // Waits until every change made before the call has been loaded or refused; false on
   // timeout. For tests, and for callers that need the edge to reflect what they set.
   bool settle(std::chrono::milliseconds timeout = std::chrono::seconds(30));
-  void stop();  // SIGQUIT (graceful), then SIGKILL after a few seconds
+  void stop();        // SIGQUIT (graceful), then SIGKILL after a few seconds
+  void reopenLogs();  // SIGUSR1: nginx reopens its log files (AccessLogTail rotates)
   pid_t pid() const;
   int restarts() const { return restarts_.load(); }
   int reloads() const { return reloads_.load(); }  // SIGHUPs sent for routing changes
@@ -78,25 +80,41 @@ struct AccessEntry {
   int64_t at = 0;  // unix seconds
 };
 
-// Reads nginx's syslog datagrams from a unix socket and hands each parsed entry to the callback
-// on its own thread.
-class AccessLogReceiver {
+// nginx's access log is a file it writes in buffered batches (one JSON object per line);
+// berthd follows it on a thread, calling back for each finished line. Batches cost nginx one
+// write per buffer instead of a syslog datagram per request, and unlike datagrams (the kernel
+// queues about ten per socket) no line is dropped while berthd is busy or stalled.
+//
+// The file is rotated at `rotate_bytes`: renamed to "<path>.1", nginx told to reopen its logs
+// (`reopen`, SIGUSR1), and the old file read to its end until nginx has moved to the new one
+// (it exists) and its workers have flushed; then removed. A "<path>.1" left by an earlier
+// run is read first.
+class AccessLogTail {
  public:
   using Callback = std::function<void(const AccessEntry&)>;
-  AccessLogReceiver(std::string socket_path, Callback callback);
-  ~AccessLogReceiver();
-  void start();  // binds (removing a stale socket file), then reads on a thread
-  void stop();
+  static constexpr uint64_t kRotateBytes = 64ull * 1024 * 1024;
+  AccessLogTail(std::string path, Callback callback, uint64_t rotate_bytes = kRotateBytes);
+  ~AccessLogTail();
+  void setReopen(std::function<void()> reopen);  // before start()
+  void start();  // reads what the file already holds (an earlier run's last lines), then follows
+  void stop();   // reads what is there, once more
 
  private:
+  struct Source;
+  void run();
+  bool drain(Source& source);  // true when it read anything
+
   std::string path_;
   Callback callback_;
-  int fd_ = -1;
+  uint64_t rotate_bytes_;
+  std::function<void()> reopen_;
   std::atomic<bool> stopping_{false};
+  std::mutex wake_mutex_;
+  std::condition_variable wake_;
   std::thread thread_;
 };
 
-// Parses one syslog datagram ("<190>...: {json}"); false when it is not ours.
-bool parseAccessLine(const std::string& datagram, AccessEntry& out);
+// Parses one line of the log (a JSON object); false when it is not ours.
+bool parseAccessLine(std::string_view line, AccessEntry& out);
 
 }  // namespace berth::core

@@ -61,7 +61,7 @@ struct EdgeLayout {
   uint16_t backend_port = 0;                   // Pistache on 127.0.0.1
   std::string data_dir;                        // absolute; X-Accel files must be below it
   std::string runtime_dir;                     // absolute: data_dir/edge (pid, temp, logs)
-  std::string access_log_socket;               // unix datagram socket berthd reads
+  std::string access_log_file;                 // nginx appends, berthd follows (AccessLogTail)
   uint64_t json_body_limit = 2 * 1024 * 1024;
   uint64_t project_body_limit = 256ull * 1024 * 1024;
   std::vector<SpooledRoute> spooled_routes;
@@ -102,7 +102,7 @@ std::vector<uint32_t> edgeCacheTtls(const EdgeLayout& layout);
 //    host's cache rule applies), except berthd's own project-host routes; a 502 from the app
 //    sends the request to berthd instead;
 //  - 413/502/504 are answered as JSON {"error": "..."};
-//  - the access log goes to access_log_socket (syslog) as one JSON object per line.
+//  - the access log goes to access_log_file, buffered, as one JSON object per line.
 std::string renderNginxConfig(const EdgeLayout& layout);
 
 // A regular expression (nginx/PCRE) matching the concrete paths of a route pattern.

@@ -1,0 +1,173 @@
+// AccessLogTail on a file the test writes as nginx does (appends of whole buffers), and the
+// line parser.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "edge/edge.hpp"
+#include "support/berthd_process.hpp"
+
+using namespace berth::core;
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+namespace {
+
+bool eventually(const std::function<bool()>& condition, std::chrono::seconds limit = 15s) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (condition()) return true;
+    std::this_thread::sleep_for(20ms);
+  }
+  return condition();
+}
+
+std::string line(const std::string& id) {
+  return "{\"id\":\"" + id +
+         "\",\"host\":\"a.localhost\",\"method\":\"GET\",\"path\":\"/\",\"status\":200,"
+         "\"time\":0.001,\"bytes\":1,\"edge\":\"project\",\"remote\":\"127.0.0.1\",\"at\":1}\n";
+}
+
+// nginx's side: a file opened for appending, reopened on SIGUSR1 (here: reopen()).
+class Writer {
+ public:
+  explicit Writer(std::string path) : path_(std::move(path)) { reopen(); }
+  ~Writer() { ::close(fd_); }
+  void reopen() {
+    std::lock_guard lock(mutex_);
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  }
+  void write(const std::string& text) {
+    std::lock_guard lock(mutex_);
+    ASSERT_EQ(::write(fd_, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  }
+
+ private:
+  std::string path_;
+  std::mutex mutex_;
+  int fd_ = -1;
+};
+
+struct Seen {
+  std::mutex mutex;
+  std::vector<std::string> ids;
+  AccessLogTail::Callback callback() {
+    return [this](const AccessEntry& entry) {
+      std::lock_guard lock(mutex);
+      ids.push_back(entry.request_id);
+    };
+  }
+  std::vector<std::string> get() {
+    std::lock_guard lock(mutex);
+    return ids;
+  }
+  size_t count() { return get().size(); }
+};
+
+}  // namespace
+
+TEST(AccessLogTail, ReadsWholeLinesOnlyAndAfterARestartGoesOnWhereItStopped) {
+  const std::string dir = berth::testing::makeTempDir("berth-access-log-");
+  const std::string path = dir + "/access.log";
+  Seen seen;
+  {
+    AccessLogTail tail(path, seen.callback());
+    tail.start();
+    Writer nginx(path);
+    nginx.write(line("a") + line("b"));
+    ASSERT_TRUE(eventually([&] { return seen.count() == 2; }));
+    // A buffer may end in the middle of a line: it counts once it is whole.
+    std::string c = line("c");
+    nginx.write(c.substr(0, 10));
+    std::this_thread::sleep_for(200ms);
+    EXPECT_EQ(seen.count(), 2u);
+    nginx.write(c.substr(10) + "not json\n" + line("d").substr(0, 5));
+    ASSERT_TRUE(eventually([&] { return seen.count() == 3; }));
+    tail.stop();
+    // Written while berthd was not reading (stopped, or crashed): read at the next start.
+    nginx.write(line("d").substr(5) + line("e"));
+  }
+  AccessLogTail again(path, seen.callback());
+  again.start();
+  ASSERT_TRUE(eventually([&] { return seen.count() == 5; }));
+  again.stop();
+  EXPECT_EQ(seen.get(), (std::vector<std::string>{"a", "b", "c", "d", "e"}));
+  berth::testing::removeTree(dir);
+}
+
+TEST(AccessLogTail, RotatesWithoutLosingALine) {
+  const std::string dir = berth::testing::makeTempDir("berth-access-log-");
+  const std::string path = dir + "/access.log";
+  Seen seen;
+  AccessLogTail tail(path, seen.callback(), 4096);
+  std::unique_ptr<Writer> nginx;
+  std::atomic<int> reopens{0};
+  // nginx reopens a moment after the signal: lines written meanwhile go to the old file.
+  std::thread reopener;
+  tail.setReopen([&] {
+    ++reopens;
+    if (reopener.joinable()) reopener.join();
+    reopener = std::thread([&] {
+      std::this_thread::sleep_for(100ms);
+      nginx->reopen();
+    });
+  });
+  tail.start();
+  nginx = std::make_unique<Writer>(path);
+  // Lines keep coming through two rotations (one at a time: the next waits until the old
+  // file is done with).
+  int written = 0;
+  const auto limit = std::chrono::steady_clock::now() + 20s;
+  while (reopens.load() < 2 && std::chrono::steady_clock::now() < limit) {
+    std::string batch;
+    for (int i = 0; i < 10; ++i) batch += line(std::to_string(written++));
+    nginx->write(batch);
+    std::this_thread::sleep_for(50ms);
+  }
+  for (int i = 0; i < 10; ++i) nginx->write(line(std::to_string(written++)));
+  ASSERT_TRUE(eventually([&] { return seen.count() == static_cast<size_t>(written); }))
+      << seen.count() << " of " << written;
+  EXPECT_GE(reopens.load(), 2);
+  // Each line once, in order.
+  auto ids = seen.get();
+  for (int i = 0; i < written; ++i) ASSERT_EQ(ids[static_cast<size_t>(i)], std::to_string(i));
+  // The rotated file goes once nginx has moved on; the current one stays small.
+  EXPECT_TRUE(eventually([&] { return !fs::exists(path + ".1"); }));
+  tail.stop();
+  if (reopener.joinable()) reopener.join();
+  berth::testing::removeTree(dir);
+}
+
+TEST(AccessLog, ParsesNginxLines) {
+  AccessEntry entry;
+  std::string line =
+      "{\"id\":\"0123456789abcdef0123456789abcdef\",\"host\":\"a."
+      "localhost\",\"method\":\"POST\",\"path\":\"/x?y=\\\"z\\\"\",\"status\":201,\"time\":0.012,"
+      "\"bytes\":345,\"edge\":\"project\",\"remote\":\"10.0.0.1\",\"at\":1763726400.123}";
+  ASSERT_TRUE(parseAccessLine(line, entry));
+  EXPECT_EQ(entry.request_id, "0123456789abcdef0123456789abcdef");
+  EXPECT_EQ(entry.host, "a.localhost");
+  EXPECT_EQ(entry.method, "POST");
+  EXPECT_EQ(entry.path, "/x?y=\"z\"");
+  EXPECT_EQ(entry.status, 201);
+  EXPECT_DOUBLE_EQ(entry.seconds, 0.012);
+  EXPECT_EQ(entry.bytes_sent, 345u);
+  EXPECT_EQ(entry.edge, "project");
+  EXPECT_EQ(entry.remote, "10.0.0.1");
+  EXPECT_EQ(entry.at, 1763726400);
+
+  EXPECT_FALSE(parseAccessLine("hello", entry));
+  EXPECT_FALSE(parseAccessLine("{broken", entry));
+  EXPECT_FALSE(parseAccessLine("{\"no\":\"id\"}", entry));
+}
