@@ -25,6 +25,7 @@ start_berthd() {
 }
 
 # The nginx to compare with: port, worker count, default type; serves $work/nginx/www.
+# port [workers] [default type] [app port]
 start_plain_nginx() {
   mkdir -p "$work/nginx/www"
   cat > "$work/nginx/nginx.conf" <<NGINX
@@ -34,7 +35,12 @@ http {
   access_log off; sendfile on; tcp_nopush on; keepalive_timeout 65; etag on;
   client_body_temp_path $work/nginx/body; proxy_temp_path $work/nginx/proxy;
   fastcgi_temp_path $work/nginx/fcgi; uwsgi_temp_path $work/nginx/uwsgi; scgi_temp_path $work/nginx/scgi;
-  server { listen 127.0.0.1:$1; root $work/nginx/www; default_type ${3:-application/octet-stream}; }
+  upstream app { server 127.0.0.1:${4:-9}; keepalive 16; }
+  server {
+    listen 127.0.0.1:$1; root $work/nginx/www; default_type ${3:-application/octet-stream};
+    # With a 4th argument: /app/ is a plain reverse proxy to that port, kept alive.
+    location /app/ { proxy_pass http://app/; proxy_http_version 1.1; proxy_set_header Connection ""; }
+  }
 }
 NGINX
   nginx -c "$work/nginx/nginx.conf" -p "$work/nginx/"

@@ -87,12 +87,13 @@ cmp -s <(curl -sf -H "Host: $site_host" "http://127.0.0.1:$port/page.html") "$wo
 [ "$(curl -sf -H "Host: $app_host" "http://127.0.0.1:$port/")" = hello ] \
   || { echo "the gateway does not reach the app"; exit 1; }
 
-workers=$(edge_workers)
-start_plain_nginx "$nport" "${workers:-2}" text/html
-
-# The same app started by hand on its own port, for wrk straight to it and for its own
+# The same app started by hand on its own port, for wrk straight to it (and through a plain
+# nginx reverse proxy: the floor of any edge in front of it) and for its own
 # start-to-listening time.
 aport=$(freeport)
+workers=$(edge_workers)
+start_plain_nginx "$nport" "${workers:-2}" text/html "$aport"
+
 start_app() {  # sets started_ms: from exec to listening, as the app measures it
   rm -f "$work/ready"
   local t0 t1
@@ -138,8 +139,10 @@ for round in $(seq 1 "$rounds"); do
 
   start_app
   read -r v1 v2 _ <<< "$(run "http://127.0.0.1:$aport/")"
-  stop_app
   A[d_a]+=" $v1"; A[d_a50]+=" $v2"
+  read -r v1 v2 _ <<< "$(run "http://127.0.0.1:$nport/app/")"
+  stop_app
+  A[p_a]+=" $v1"; A[p_a50]+=" $v2"; A[r_p]+=" $(ratio "$v1" "$(last "${A[d_a]}")")"
   warm_app
   read -r v1 v2 v3 <<< "$(run "http://127.0.0.1:$port/" "$app_host" "Cookie: nocache=1")"
   A[g_a]+=" $v1"; A[g_a50]+=" $v2"; A[g_abad]+=" ${v3:-0}"
@@ -170,8 +173,9 @@ printf '%-52s %10.0f %9s %7s\n' "gateway static 1 KB page (goal >= 0.30)" "$(m g
 printf '%-52s %10.0f %9s %7s\n' "berthd GET /regions (the decision hop alone)" "$(m g_r)" "$(m g_r50)" "$(m r_r)"
 printf '%-52s %10.0f %9s %7s\n' "edge cache HIT of the app (goal >= 0.50)" "$(m g_h)" "$(m g_h50)" "$(m r_h)"
 printf '%-52s %10.0f %9s %7s\n' "Node hello, wrk straight to its port" "$(m d_a)" "$(m d_a50)" "1.00"
+printf '%-52s %10.0f %9s %7s\n' "Node hello through a plain nginx proxy (any edge)" "$(m p_a)" "$(m p_a50)" "$(m r_p)"
 printf '%-52s %10.0f %9s %7s\n' "Node hello through the gateway, uncached (>= 0.50)" "$(m g_a)" "$(m g_a50)" "$(m r_a)"
-printf 'per-round ratios: static%s; node%s\n' "${A[r_s]}" "${A[r_a]}"
+printf 'per-round ratios: static%s; node%s; plain nginx proxy%s\n' "${A[r_s]}" "${A[r_a]}" "${A[r_p]}"
 printf 'non-2xx answers through the gateway: static %s, node %s\n' "$(sum g_sbad)" "$(sum g_abad)"
 printf 'wake of a stopped Node app (%s samples): first byte through the gateway median %s ms (all:%s)\n' \
   "$(echo "${A[w_g]}" | wc -w)" "$(m w_g)" "${A[w_g]}"

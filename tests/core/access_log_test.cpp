@@ -33,9 +33,9 @@ bool eventually(const std::function<bool()>& condition, std::chrono::seconds lim
 }
 
 std::string line(const std::string& id) {
-  return "{\"id\":\"" + id +
+  return "{\"request_id\":\"" + id +
          "\",\"host\":\"a.localhost\",\"method\":\"GET\",\"path\":\"/\",\"status\":200,"
-         "\"time\":0.001,\"bytes\":1,\"edge\":\"project\",\"remote\":\"127.0.0.1\",\"at\":1}\n";
+         "\"seconds\":0.001,\"bytes\":1,\"edge\":\"project\",\"remote\":\"127.0.0.1\",\"at\":1}\n";
 }
 
 // nginx's side: a file opened for appending, reopened on SIGUSR1 (here: reopen()).
@@ -63,7 +63,9 @@ struct Seen {
   std::mutex mutex;
   std::vector<std::string> ids;
   AccessLogTail::Callback callback() {
-    return [this](const AccessEntry& entry) {
+    return [this](std::string_view line) {
+      AccessEntry entry;
+      ASSERT_TRUE(parseAccessLine(line, entry)) << line;
       std::lock_guard lock(mutex);
       ids.push_back(entry.request_id);
     };
@@ -152,8 +154,9 @@ TEST(AccessLogTail, RotatesWithoutLosingALine) {
 TEST(AccessLog, ParsesNginxLines) {
   AccessEntry entry;
   std::string line =
-      "{\"id\":\"0123456789abcdef0123456789abcdef\",\"host\":\"a."
-      "localhost\",\"method\":\"POST\",\"path\":\"/x?y=\\\"z\\\"\",\"status\":201,\"time\":0.012,"
+      "{\"request_id\":\"0123456789abcdef0123456789abcdef\",\"host\":\"a."
+      "localhost\",\"method\":\"POST\",\"path\":\"/"
+      "x?y=\\\"z\\\"\",\"status\":201,\"seconds\":0.012,"
       "\"bytes\":345,\"edge\":\"project\",\"remote\":\"10.0.0.1\",\"at\":1763726400.123}";
   ASSERT_TRUE(parseAccessLine(line, entry));
   EXPECT_EQ(entry.request_id, "0123456789abcdef0123456789abcdef");
@@ -170,4 +173,5 @@ TEST(AccessLog, ParsesNginxLines) {
   EXPECT_FALSE(parseAccessLine("hello", entry));
   EXPECT_FALSE(parseAccessLine("{broken", entry));
   EXPECT_FALSE(parseAccessLine("{\"no\":\"id\"}", entry));
+  EXPECT_FALSE(parseAccessLine("{\"request_id\":\"x\", broken}", entry));
 }

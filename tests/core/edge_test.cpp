@@ -806,7 +806,9 @@ TEST(Edge, AccessLogEntriesArrive) {
   std::vector<AccessEntry> entries;
   TempDir log_dir;
   std::string log_path = log_dir.path() + "/access.log";
-  AccessLogTail tail(log_path, [&](const AccessEntry& entry) {
+  AccessLogTail tail(log_path, [&](std::string_view line) {
+    AccessEntry entry;
+    ASSERT_TRUE(parseAccessLine(line, entry)) << line;
     std::lock_guard lock(mutex);
     entries.push_back(entry);
   });

@@ -152,13 +152,9 @@ int runServe(const Settings& settings) {
   backend.start(static_cast<uint16_t>(settings.edge.backend_port));
 
   EdgeLayout layout = edgeLayout(settings, router, backend.port(), hosts.customHosts());
-  AccessLogTail access(layout.access_log_file, [&](const AccessEntry& e) {
-    nlohmann::json j = {{"request_id", e.request_id}, {"host", e.host},
-                        {"method", e.method},         {"path", e.path},
-                        {"status", e.status},         {"seconds", e.seconds},
-                        {"bytes", e.bytes_sent},      {"edge", e.edge},
-                        {"remote", e.remote},         {"at", e.at}};
-    plugins.fireHook("edge.access", j.dump());
+  // nginx writes each line in the event's own form: passed on as it is.
+  AccessLogTail access(layout.access_log_file, [&](std::string_view line) {
+    plugins.fireHook("edge.access", std::string(line));
   });
   access.setReopen([&] {
     std::lock_guard lock(edge_mutex);

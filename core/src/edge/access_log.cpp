@@ -40,19 +40,21 @@ double numberField(const nlohmann::json& object, const char* key) {
 
 }  // namespace
 
+bool isAccessLine(std::string_view line) {
+  return line.starts_with("{\"request_id\":\"") && line.ends_with('}');
+}
+
 bool parseAccessLine(std::string_view line, AccessEntry& out) {
-  auto start = line.find('{');
-  if (start == std::string_view::npos) return false;
-  auto json = nlohmann::json::parse(line.begin() + static_cast<std::ptrdiff_t>(start), line.end(),
-                                    nullptr, false);
-  if (json.is_discarded() || !json.is_object() || !json.contains("id")) return false;
+  if (!isAccessLine(line)) return false;
+  auto json = nlohmann::json::parse(line, nullptr, false);
+  if (json.is_discarded() || !json.is_object()) return false;
   AccessEntry entry;
-  entry.request_id = stringField(json, "id");
+  entry.request_id = stringField(json, "request_id");
   entry.host = stringField(json, "host");
   entry.method = stringField(json, "method");
   entry.path = stringField(json, "path");
   entry.status = static_cast<int>(numberField(json, "status"));
-  entry.seconds = numberField(json, "time");
+  entry.seconds = numberField(json, "seconds");
   entry.bytes_sent = static_cast<uint64_t>(numberField(json, "bytes"));
   entry.edge = stringField(json, "edge");
   entry.remote = stringField(json, "remote");
@@ -140,10 +142,9 @@ bool AccessLogTail::drain(Source& source) {
         source.partial.append(line);
         line = source.partial;
       }
-      AccessEntry entry;
-      if (parseAccessLine(line, entry)) {
+      if (isAccessLine(line)) {
         try {
-          callback_(entry);
+          callback_(line);
         } catch (const std::exception& e) {
           getLogger("edge")->error("access log callback failed: {}", e.what());
         }

@@ -80,10 +80,11 @@ struct AccessEntry {
   int64_t at = 0;  // unix seconds
 };
 
-// nginx's access log is a file it writes in buffered batches (one JSON object per line);
-// berthd follows it on a thread, calling back for each finished line. Batches cost nginx one
-// write per buffer instead of a syslog datagram per request, and unlike datagrams (the kernel
-// queues about ten per socket) no line is dropped while berthd is busy or stalled.
+// nginx's access log is a file it writes in buffered batches, one JSON object per line in
+// the form of the edge.access event's payload; berthd follows it on a thread, calling back
+// for each finished line as it is (so a line costs berthd no JSON work of its own). Batches cost
+// nginx one write per buffer instead of a syslog datagram per request, and unlike datagrams (the
+// kernel queues about ten per socket) no line is dropped while berthd is busy or stalled.
 //
 // The file is rotated at `rotate_bytes`: renamed to "<path>.1", nginx told to reopen its logs
 // (`reopen`, SIGUSR1), and the old file read to its end until nginx has moved to the new one
@@ -91,7 +92,7 @@ struct AccessEntry {
 // run is read first.
 class AccessLogTail {
  public:
-  using Callback = std::function<void(const AccessEntry&)>;
+  using Callback = std::function<void(std::string_view line)>;
   static constexpr uint64_t kRotateBytes = 64ull * 1024 * 1024;
   AccessLogTail(std::string path, Callback callback, uint64_t rotate_bytes = kRotateBytes);
   ~AccessLogTail();
@@ -114,7 +115,9 @@ class AccessLogTail {
   std::thread thread_;
 };
 
-// Parses one line of the log (a JSON object); false when it is not ours.
+// A line of ours, by its shape: {"request_id":"...", ...}.
+bool isAccessLine(std::string_view line);
+// Parses one line of the log; false when it is not ours.
 bool parseAccessLine(std::string_view line, AccessEntry& out);
 
 }  // namespace berth::core

@@ -167,9 +167,9 @@ class ConfigWriter {
     line(1, "scgi_temp_path " + run + "/scgi;");
     for (const char* edge : {"api", "project"}) {
       line(1, std::string("log_format berth_") + edge +
-                  " escape=json '{\"id\":\"$request_id\",\"host\":\"$host\","
+                  " escape=json '{\"request_id\":\"$request_id\",\"host\":\"$host\","
                   "\"method\":\"$berth_log_method\",\"path\":\"$request_uri\",\"status\":$status,"
-                  "\"time\":$request_time,\"bytes\":$body_bytes_sent,\"edge\":\"" +
+                  "\"seconds\":$request_time,\"bytes\":$body_bytes_sent,\"edge\":\"" +
                   edge + "\",\"remote\":\"$remote_addr\",\"at\":$msec}';");
     }
     // X-Accel-Redirect turns a request into a GET; the log names the method the client sent,
@@ -279,8 +279,8 @@ class ConfigWriter {
 
   void accessLog(const std::string& edge) {
     // Buffered: one write per 64 KB or quarter second, not one per request.
-    line(2, "access_log " + layout_.access_log_file + " berth_" + edge +
-                " buffer=64k flush=250ms;");
+    line(2,
+         "access_log " + layout_.access_log_file + " berth_" + edge + " buffer=64k flush=250ms;");
   }
 
   // proxy_set_header is inherited only by levels that set none, so each backend location
