@@ -13,6 +13,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include "../projects/api_support.hpp"
@@ -653,6 +654,43 @@ TEST_F(ApiGateway, AStaticSiteIsSentFromTheEdgeTreeWhichFollowsTheLiveRelease) {
   EXPECT_LT(deleted.status, 300) << deleted.body;
   EXPECT_TRUE(
       eventually([&] { return !std::filesystem::exists(std::filesystem::symlink_status(entry)); }));
+}
+
+// Every request is in the project's logs, also a burst the edge answers alone while berthd
+// is paused (the access log waits in its file; nothing is dropped).
+TEST_F(ApiGateway, EveryRequestOfABurstIsLogged) {
+  std::string name = project("burst");
+  deploy(name, TarBuilder().file("index.html", "burst\n").finish());
+  ASSERT_EQ(onHost(name, "/").status, 200);  // the edge tree takes the host from here on
+  ASSERT_TRUE(eventually([&] { return withoutBerthd(name, "/").status == 200; }));
+  constexpr int kThreads = 8, kEach = 50;
+  std::atomic<int> answered{0};
+  {
+    ProcessPause paused(server->pid());
+    std::vector<std::thread> clients;
+    for (int t = 0; t < kThreads; ++t)
+      clients.emplace_back([&, t] {
+        for (int i = 0; i < kEach; ++i) {
+          HttpRequestSpec spec;
+          spec.url = server->baseUrl() + "/?burst=" + std::to_string(t * kEach + i);
+          spec.headers = {"Host: " + name + ".localhost"};
+          spec.timeout_ms = 5000;
+          if (send(spec).status == 200) ++answered;
+        }
+      });
+    for (auto& client : clients) client.join();
+  }
+  ASSERT_EQ(answered.load(), kThreads * kEach);
+  std::set<std::string> logged;
+  EXPECT_TRUE(eventually([&] {
+    for (const auto& entry : logs(name)) {
+      if (entry["kind"] != "request" || !entry["path"].is_string()) continue;
+      std::string path = entry["path"];
+      if (path.starts_with("/?burst=")) logged.insert(path);
+    }
+    return logged.size() == static_cast<size_t>(kThreads * kEach);
+  })) << logged.size()
+      << " of " << kThreads * kEach << " logged";
 }
 
 TEST_F(ApiGateway, PurgingTheCacheAnswers204ToWhoeverReachesTheProject) {
