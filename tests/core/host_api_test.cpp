@@ -365,6 +365,25 @@ TEST(ToHttpResponse, FastCgiAnswersNameAScriptBelowDataDir) {
   EXPECT_EQ(answer("/data/r", "/../x.php").status, 500);           // climbs out
   EXPECT_EQ(answer("/data/r", "/a/./b.php").status, 500);          // not plain
   EXPECT_EQ(answer("/data/_berth_script", "/x.php").status, 500);  // the edge's marker
+  // With a ttl the loaded config has, a GET of project traffic goes through the FastCGI cache.
+  const berth_header cached_headers[] = {{str("X-Berth-Cache-Ttl"), str("60")},
+                                         {str("X-Berth-FastCGI-Root"), str("/data/r")},
+                                         {str("X-Berth-FastCGI-Script"), str("/index.php")}};
+  response.headers = cached_headers;
+  response.header_count = 3;
+  HttpRequest project = plainRequest();
+  project.project_traffic = true;
+  publishEdgeCacheTtls({60});
+  EXPECT_EQ(headerValue(toHttpResponse(response, project, "/data"), "X-Accel-Redirect"),
+            "/_berth_fcgi_cache/60/4200/r/_berth_script/index.php?x=1");
+  HttpRequest post = project;
+  post.method = "POST";
+  EXPECT_EQ(headerValue(toHttpResponse(response, post, "/data"), "X-Accel-Redirect"),
+            "/_berth_fcgi/4200/r/_berth_script/index.php?x=1");
+  publishEdgeCacheTtls({});
+  EXPECT_EQ(headerValue(toHttpResponse(response, project, "/data"), "X-Accel-Redirect"),
+            "/_berth_fcgi/4200/r/_berth_script/index.php?x=1");
+
   const berth_header half[] = {{str("X-Berth-FastCGI-Root"), str("/data/r")}};
   response.headers = half;
   response.header_count = 1;

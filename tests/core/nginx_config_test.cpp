@@ -428,6 +428,18 @@ TEST(NginxConfig, FileTreesAppRoutesAndFastCgiRender) {
   EXPECT_TRUE(contains(fcgi, "fastcgi_param REQUEST_METHOD $berth_method;"));
   EXPECT_TRUE(contains(fcgi, "fastcgi_param HTTP_PROXY \"\";"));
 
+  // Cached FastCGI, per ttl of the cache rules: the proxy cache's key, GET only.
+  auto fcgi_cached = blockOf(text,
+                             "location ~ ^/_berth_fcgi_cache/60/(?<berth_port>[0-9]+)"
+                             "(?<berth_fcgi_root>/.*?)/_berth_script(?<berth_fcgi_script>/.*)$ {");
+  EXPECT_TRUE(contains(fcgi_cached, "fastcgi_cache berth_fcgi_cache;")) << fcgi_cached;
+  EXPECT_TRUE(contains(fcgi_cached, "fastcgi_cache_key \"$berth_cache_key|$host|$request_uri\";"));
+  EXPECT_TRUE(contains(fcgi_cached, "fastcgi_cache_valid 60s;"));
+  EXPECT_TRUE(contains(fcgi_cached, "$berth_not_get"));
+  EXPECT_TRUE(contains(fcgi_cached, "fastcgi_param SCRIPT_FILENAME " + dir.path() +
+                                        "$berth_fcgi_root$berth_fcgi_script;"));
+  EXPECT_TRUE(contains(text, "keys_zone=berth_fcgi_cache:"));
+
   // The access log names the method the client sent, not X-Accel-Redirect's GET.
   EXPECT_TRUE(contains(text, "\"method\":\"$berth_log_method\""));
 

@@ -363,3 +363,55 @@ TEST_F(ApiPhp, AFolderRunsItsOwnIndexOnceItHasItsSlash) {
 }
 
 }  // namespace
+
+// A script's GET answer is kept by the edge cache like any app's (PHP is not run for a HIT),
+// with the same rules: not for no-store, a cookie, a POST or a HEAD; a purge starts afresh.
+TEST_F(ApiPhp, AScriptsAnswerIsKeptByTheEdgeCache) {
+  std::string name = project("phpcache");
+  deploy(name,
+         TarBuilder()
+             .file("index.php",
+                   "<?php echo uniqid('', true), ' ', $_SERVER['REQUEST_METHOD'], ' ', "
+                   "$_SERVER['REQUEST_URI'], \"\\n\";")
+             .file("nostore.php", "<?php header('Cache-Control: no-store'); echo uniqid('', true);")
+             .finish());
+  // The first cacheable answer gives the host its rule; once the edge has loaded it, a repeat
+  // is a HIT: the same body, PHP not run.
+  HttpResult hit;
+  ASSERT_TRUE(eventually([&] {
+    hit = onHost(name, "/page?q=1");
+    return hit.status == 200 && hit.header("x-berth-cache") == "HIT";
+  })) << hit.status
+      << " " << hit.body << " " << hit.header("x-berth-cache");
+  EXPECT_NE(hit.body.find(" GET /page?q=1"), std::string::npos) << hit.body;
+  auto again = onHost(name, "/page?q=1");
+  EXPECT_EQ(again.header("x-berth-cache"), "HIT");
+  EXPECT_EQ(again.body, hit.body);
+  auto other = onHost(name, "/page?q=2");
+  EXPECT_EQ(other.header("x-berth-cache"), "MISS");
+  EXPECT_NE(other.body.find(" GET /page?q=2"), std::string::npos) << other.body;
+
+  auto no_store = onHost(name, "/nostore.php");
+  auto no_store_again = onHost(name, "/nostore.php");
+  EXPECT_NE(no_store_again.header("x-berth-cache"), "HIT");
+  EXPECT_NE(no_store.body, no_store_again.body);
+  auto with_cookie = onHost(name, "/page?q=1", {"Cookie: s=1"});
+  EXPECT_NE(with_cookie.header("x-berth-cache"), "HIT");
+  EXPECT_NE(with_cookie.body, hit.body);
+  auto post = onHost(name, "/page?q=1", {}, "POST", "x=1");
+  EXPECT_NE(post.header("x-berth-cache"), "HIT");
+  EXPECT_NE(post.body.find(" POST /page?q=1"), std::string::npos) << post.body;
+  // A HEAD reaches PHP as a HEAD and stores nothing: the GET after it is still a MISS.
+  for (int i = 0; i < 2; ++i)
+    EXPECT_NE(onHost(name, "/page?q=3", {}, "HEAD").header("x-berth-cache"), "HIT");
+  auto after_head = onHost(name, "/page?q=3");
+  EXPECT_EQ(after_head.header("x-berth-cache"), "MISS");
+  EXPECT_NE(after_head.body.find(" GET /page?q=3"), std::string::npos) << after_head.body;
+
+  ASSERT_EQ(api().del("/projects/" + name + "/cache").status, 204);
+  HttpResult fresh;
+  EXPECT_TRUE(eventually([&] {
+    fresh = onHost(name, "/page?q=1");
+    return fresh.header("x-berth-cache") != "HIT" && fresh.body != hit.body;
+  })) << fresh.body;
+}

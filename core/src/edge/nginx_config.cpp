@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -194,6 +195,11 @@ class ConfigWriter {
     line(1, "proxy_cache_path " + layout_.runtime_dir +
                 "/cache levels=1:2 keys_zone=berth_cache:" + std::to_string(zone_mb) +
                 "m max_size=" + std::to_string(max_mb) + "m inactive=1d use_temp_path=off;");
+    // PHP's answers (FastCGI) need a zone of their own; edge.cache_max_size bounds each.
+    line(1, "fastcgi_cache_path " + layout_.runtime_dir +
+                "/fcgi-cache levels=1:2 keys_zone=berth_fcgi_cache:" + std::to_string(zone_mb) +
+                "m max_size=" + std::to_string(max_mb) + "m inactive=1d use_temp_path=off;");
+    line(1, "map $berth_method $berth_not_get { GET ''; default 1; }");
     // The key names the host's live release (and purges): a host without one is not cached.
     // A leading backslash keeps a host such as "default" from reading as a map keyword.
     line(1, "map $host $berth_cache_key {");
@@ -364,11 +370,12 @@ class ConfigWriter {
 
     // FastCGI (php-cgi): the document root travels in the path, below data_dir, so that nginx
     // takes the script's file name from nowhere else.
-    line(2,
-         "location ~ ^/_berth_fcgi/(?<berth_port>[0-9]+)(?<berth_fcgi_root>/.*?)"
-         "/_berth_script(?<berth_fcgi_script>/.*)$ {");
-    fastcgi(3);
-    line(2, "}");
+    fastcgiLocation("_berth_fcgi/", std::nullopt);
+    // Cached FastCGI, as cached proxying below: one location per ttl, then a catch-all.
+    if (caching())
+      for (uint32_t ttl : edgeCacheTtls(layout_))
+        fastcgiLocation("_berth_fcgi_cache/" + std::to_string(ttl) + "/", ttl);
+    fastcgiLocation("_berth_fcgi_cache/[0-9]+/", std::nullopt);
 
     // Cached proxying, one location per ttl of the rules (proxy_cache_valid takes no
     // variable). The catch-all after them serves ttls this config does not know (berthd may
@@ -393,7 +400,15 @@ class ConfigWriter {
     line(2, "}");
   }
 
-  void fastcgi(int depth) {
+  void fastcgiLocation(const std::string& prefix, std::optional<uint32_t> cache_ttl) {
+    line(2, "location ~ ^/" + prefix +
+                "(?<berth_port>[0-9]+)(?<berth_fcgi_root>/.*?)"
+                "/_berth_script(?<berth_fcgi_script>/.*)$ {");
+    fastcgi(3, cache_ttl);
+    line(2, "}");
+  }
+
+  void fastcgi(int depth, std::optional<uint32_t> cache_ttl) {
     const std::string root = layout_.data_dir + "$berth_fcgi_root";
     line(depth, "internal;");
     line(depth, "fastcgi_pass 127.0.0.1:$berth_port;");
@@ -430,7 +445,19 @@ class ConfigWriter {
     line(depth, "fastcgi_send_timeout 3600s;");
     line(depth, "fastcgi_ignore_headers X-Accel-Redirect X-Accel-Expires X-Accel-Limit-Rate;");
     line(depth, "fastcgi_hide_header x-berth-cache;");
-    line(depth, "add_header x-berth-cache MISS always;");
+    if (cache_ttl) {
+      // The proxy cache's key and rules; only a GET is stored (a HEAD reaches PHP as a HEAD).
+      line(depth, "fastcgi_cache berth_fcgi_cache;");
+      line(depth, "fastcgi_cache_key \"$berth_cache_key|$host|$request_uri\";");
+      line(depth, "fastcgi_cache_bypass $berth_cache_off $berth_cache_private $berth_not_get;");
+      line(depth,
+           "fastcgi_no_cache $berth_cache_off $berth_cache_private $berth_not_get "
+           "$upstream_http_x_accel_redirect $upstream_http_x_accel_limit_rate;");
+      if (*cache_ttl > 0) line(depth, "fastcgi_cache_valid " + std::to_string(*cache_ttl) + "s;");
+      line(depth, "add_header x-berth-cache $berth_cache_status always;");
+    } else {
+      line(depth, "add_header x-berth-cache MISS always;");
+    }
     line(depth, "error_page 502 = @berth_app_502;");
     line(depth, "error_page 504 = @berth_app_504;");
     line(depth, "error_page 500 = @berth_500;");

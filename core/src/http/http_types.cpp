@@ -64,9 +64,12 @@ HttpResponse HttpResponse::proxy(int port, const std::string& raw_path_and_query
 }
 
 HttpResponse HttpResponse::fastcgi(int port, const std::string& root_below_data_dir,
-                                   const std::string& script, const std::string& query) {
+                                   const std::string& script, const std::string& query,
+                                   std::optional<uint32_t> cache_ttl) {
+  const std::string location =
+      cache_ttl ? "/_berth_fcgi_cache/" + std::to_string(*cache_ttl) + "/" : "/_berth_fcgi/";
   // nginx percent-decodes the redirect target's path; its query goes on as sent.
-  return accelRedirect("/_berth_fcgi/" + std::to_string(port),
+  return accelRedirect(location + std::to_string(port),
                        percentEncodePath("/" + root_below_data_dir) + "/_berth_script" +
                            percentEncodePath(script) + (query.empty() ? "" : "?" + query));
 }

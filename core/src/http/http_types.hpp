@@ -66,8 +66,10 @@ struct HttpResponse {
                                   const std::string& raw_path_and_query);
   // The request as FastCGI to 127.0.0.1:port, running `script` ("/index.php") of the document
   // root `root_below_data_dir` ("runtime/releases/<id>/app"); `query` is the client's.
+  // With a ttl: through the edge's FastCGI cache location of that ttl.
   static HttpResponse fastcgi(int port, const std::string& root_below_data_dir,
-                              const std::string& script, const std::string& query);
+                              const std::string& script, const std::string& query,
+                              std::optional<uint32_t> cache_ttl = std::nullopt);
 };
 
 // Answers a request exactly once, from any thread. Later calls are ignored.

@@ -79,7 +79,8 @@ std::optional<uint32_t> requestedCacheTtl(const berth_response& response) {
 // A FastCGI answer (Responder::fastcgi): its document root below data_dir and a plain script
 // path, or nothing when the answer is a plain proxy.
 std::optional<HttpResponse> fastCgiAnswer(const berth_response& response, int port,
-                                          const HttpRequest& request, const std::string& data_dir) {
+                                          const HttpRequest& request, const std::string& data_dir,
+                                          std::optional<uint32_t> cache_ttl) {
   std::optional<std::string_view> root_text = reservedHeader(response, kFastCgiRootHeader);
   std::optional<std::string_view> script = reservedHeader(response, kFastCgiScriptHeader);
   if (!root_text && !script) return std::nullopt;
@@ -101,7 +102,7 @@ std::optional<HttpResponse> fastCgiAnswer(const berth_response& response, int po
   if (below.find("_berth_script") != std::string::npos ||
       name.find("/_berth_script") != std::string::npos)
     throw BadResponse("a FastCGI root or script naming the edge's marker: " + name);
-  return HttpResponse::fastcgi(port, below, name, request.query);
+  return HttpResponse::fastcgi(port, below, name, request.query, cache_ttl);
 }
 
 // Only a GET or HEAD of project traffic can be answered from the edge cache, and only through
@@ -184,9 +185,11 @@ HttpResponse convert(const berth_response& response, const HttpRequest& request,
       const std::string target =
           request.query.empty() ? request.raw_path : request.raw_path + "?" + request.query;
       std::optional<uint32_t> ttl = requestedCacheTtl(response);
-      if (std::optional<HttpResponse> fastcgi = fastCgiAnswer(response, port, request, data_dir)) {
+      if (ttl && !mayUseEdgeCache(request, *ttl)) ttl.reset();
+      if (std::optional<HttpResponse> fastcgi =
+              fastCgiAnswer(response, port, request, data_dir, ttl)) {
         http = std::move(*fastcgi);
-      } else if (ttl && mayUseEdgeCache(request, *ttl)) {
+      } else if (ttl) {
         http = HttpResponse::proxyCached(port, *ttl, target);
       } else {
         http = HttpResponse::proxy(port, target);

@@ -107,10 +107,16 @@ void Gateway::handle(const Request& request, Responder& responder) {
       return serveStatic(project, *release, request, responder);
     case StartKind::Process:
       return serveApp(project, *release, request, responder);
-    case StartKind::Php:
+    case StartKind::Php: {
+      std::optional<std::uint32_t> cache_ttl;
+      if (EdgeCache::cacheableRequest(project, request)) {
+        cache_.served(project, request.host(), release->id);
+        cache_ttl = project.cache_ttl;
+      }
       return answerPhp(
           context_, project, *release, [&] { return specFor(project, *release); }, request,
-          responder);
+          responder, cache_ttl);
+    }
   }
 }
 

@@ -6,7 +6,7 @@ namespace berth::runtime {
 
 void answerPhp(Context& context, const HostedProject& project, const ReleaseRecord& release,
                const PhpSpecSource& spec, const berth::Request& request,
-               berth::Responder& responder) {
+               berth::Responder& responder, std::optional<std::uint32_t> cache_ttl) {
   const std::string release_dir = context.releaseDir(project.id, release.id);
   PhpRoute route = phpRouteFor(release_dir, request.rawPath());
   switch (route.kind) {
@@ -27,9 +27,13 @@ void answerPhp(Context& context, const HostedProject& project, const ReleaseReco
   std::string request_id = request.id();
   context.apps->start(
       project.id, *app,
-      [exchange, logger, request_id, release_dir,
+      [exchange, logger, request_id, release_dir, cache_ttl,
        script = std::move(route.script_name)](const StartOutcome& outcome) {
         try {
+          if (outcome.ready && cache_ttl) {
+            exchange->responder.fastcgiCached(outcome.port, release_dir, script, *cache_ttl);
+            return;
+          }
           if (outcome.ready) {
             exchange->responder.fastcgi(outcome.port, release_dir, script);
             return;

@@ -6,8 +6,10 @@
 #pragma once
 #include <berth/plugin.hpp>
 
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 
 #include "context.hpp"
 #include "project_routing.hpp"
@@ -18,8 +20,9 @@ namespace berth::runtime {
 // no process, so no directory call either).
 using PhpSpecSource = std::function<std::shared_ptr<const AppSpec>()>;
 
+// cache_ttl: the script's answer may be kept by the edge cache (the host has a rule).
 void answerPhp(Context& context, const HostedProject& project, const ReleaseRecord& release,
                const PhpSpecSource& spec, const berth::Request& request,
-               berth::Responder& responder);
+               berth::Responder& responder, std::optional<std::uint32_t> cache_ttl);
 
 }  // namespace berth::runtime

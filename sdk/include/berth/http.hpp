@@ -290,6 +290,18 @@ class Responder {
     send(BERTH_RESPONSE_PROXY, 200, {}, std::to_string(port), with_script, {});
   }
 
+  /** As fastcgi(), but the edge may keep the answer in its cache like proxyCached() (GET
+   *  only, same rules and key; PHP is not run for a HIT). Without a rule or with a core that
+   *  does not know the ttl, a plain fastcgi() answer. The core consumes X-Berth-Cache-Ttl. */
+  void fastcgiCached(int port, std::string_view document_root, std::string_view script_name,
+                     uint32_t ttl_seconds, const Headers& headers = {}) {
+    Headers with_ttl;
+    with_ttl.reserve(headers.size() + 1);
+    with_ttl.emplace_back("X-Berth-Cache-Ttl", std::to_string(ttl_seconds));
+    for (const auto& header : headers) with_ttl.push_back(header);
+    fastcgi(port, document_root, script_name, with_ttl);
+  }
+
   /** True once any copy has answered. */
   bool answered() const noexcept { return !state_ || state_->answered(); }
 
