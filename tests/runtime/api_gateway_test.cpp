@@ -472,6 +472,11 @@ TEST_F(ApiGateway, TheEdgeCachesGetAnswersUntilPurgedOrTurnedOff) {
   auto with_auth = onHost(name, "/page?q=1", {"Authorization: Bearer x"});
   EXPECT_NE(with_auth.header("x-berth-cache"), "HIT");
   EXPECT_NE(with_auth.body, hit.body);
+  // A Range of a kept answer is cut from it (206), without the app.
+  auto range = onHost(name, "/page?q=1", {"Range: bytes=0-3"});
+  EXPECT_EQ(range.status, 206) << range.body;
+  EXPECT_EQ(range.body, hit.body.substr(0, 4));
+  EXPECT_EQ(range.header("x-berth-cache"), "HIT");
 
   // A purge starts a fresh cache: the next answer comes from the app again.
   ASSERT_EQ(api().del("/projects/" + name + "/cache").status, 204);

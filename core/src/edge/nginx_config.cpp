@@ -281,6 +281,8 @@ class ConfigWriter {
     line(depth, "proxy_cache berth_cache;");
     line(depth, "proxy_cache_key \"$berth_cache_key|$host|$request_uri\";");
     line(depth, "proxy_cache_bypass $berth_cache_off $berth_cache_private;");
+    // A Range of a kept answer is cut from it, whether or not the app said Accept-Ranges.
+    line(depth, "proxy_force_ranges on;");
   }
 
   void accessLog(const std::string& edge) {
@@ -448,6 +450,7 @@ class ConfigWriter {
     if (cache_ttl) {
       // The proxy cache's key and rules; only a GET is stored (a HEAD reaches PHP as a HEAD).
       line(depth, "fastcgi_cache berth_fcgi_cache;");
+      line(depth, "fastcgi_force_ranges on;");
       line(depth, "fastcgi_cache_key \"$berth_cache_key|$host|$request_uri\";");
       line(depth, "fastcgi_cache_bypass $berth_cache_off $berth_cache_private $berth_not_get;");
       line(depth,
