@@ -398,6 +398,30 @@ TEST_F(ApiGateway, AScheduleRequestIsLoggedWithItsScheduleId) {
       std::chrono::seconds(30)));
   EXPECT_EQ(found.value("status", 0), 200) << found.dump();
   EXPECT_EQ(found.value("method", ""), "GET");
+
+  // The same header from a visitor (another address than this machine's loopback) is logged
+  // as the visitor's request, without the schedule's id.
+  const std::string visitor = nonLoopbackAddress();
+  if (visitor.empty()) {
+    ADD_FAILURE() << "this machine has no IPv4 address but loopback: the visitor case is untested";
+  } else {
+    HttpRequestSpec spec;
+    spec.url = server->baseUrl() + "/tick.txt?from=visitor";
+    spec.headers = {"Host: " + name + ".localhost", "x-berth-schedule: " + id};
+    spec.source_address = visitor;
+    auto r = send(spec);
+    ASSERT_EQ(r.status, 200) << r.error;
+    json seen;
+    EXPECT_TRUE(eventually([&] {
+      for (const auto& entry : logs(name))
+        if (entry["kind"] == "request" && entry["path"] == "/tick.txt?from=visitor") {
+          seen = entry;
+          return true;
+        }
+      return false;
+    })) << logs(name).dump();
+    EXPECT_TRUE(seen["message"].is_null() || seen["message"] == "") << seen.dump();
+  }
   api().del("/projects/" + name + "/schedules/" + id);
 }
 

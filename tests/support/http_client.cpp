@@ -1,6 +1,9 @@
 #include "support/http_client.hpp"
 
+#include <arpa/inet.h>
 #include <curl/curl.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
 
 #include <algorithm>
 #include <mutex>
@@ -65,6 +68,8 @@ HttpResult send(const HttpRequestSpec& spec) {
   curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, spec.timeout_ms);
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(curl, CURLOPT_NOPROXY, "*");
+  if (!spec.source_address.empty())
+    curl_easy_setopt(curl, CURLOPT_INTERFACE, ("host!" + spec.source_address).c_str());
   CURLcode rc = curl_easy_perform(curl);
   if (rc == CURLE_OK)
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &result.status);
@@ -73,6 +78,21 @@ HttpResult send(const HttpRequestSpec& spec) {
   curl_slist_free_all(headers);
   curl_easy_cleanup(curl);
   return result;
+}
+
+std::string nonLoopbackAddress() {
+  ifaddrs* list = nullptr;
+  if (::getifaddrs(&list) != 0) return "";
+  std::string found;
+  for (ifaddrs* it = list; it != nullptr && found.empty(); it = it->ifa_next) {
+    if (it->ifa_addr == nullptr || it->ifa_addr->sa_family != AF_INET) continue;
+    const auto* in = reinterpret_cast<const sockaddr_in*>(it->ifa_addr);
+    if ((ntohl(in->sin_addr.s_addr) >> 24) == 127) continue;
+    char text[INET_ADDRSTRLEN] = {};
+    if (::inet_ntop(AF_INET, &in->sin_addr, text, sizeof text) != nullptr) found = text;
+  }
+  ::freeifaddrs(list);
+  return found;
 }
 
 HttpResult ApiClient::raw(const std::string& method, const std::string& path,

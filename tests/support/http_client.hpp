@@ -24,9 +24,14 @@ struct HttpRequestSpec {
   std::string body;
   std::vector<std::string> headers;  // "Name: value"
   long timeout_ms = 30000;
+  std::string source_address;  // the client socket's own address; empty: the system's choice
 };
 
 HttpResult send(const HttpRequestSpec& spec);
+
+// An IPv4 address of this machine that is not loopback ("" when it has none): a request to
+// 127.0.0.1 from it reaches the server as a visitor's.
+std::string nonLoopbackAddress();
 
 // Convenience for the API: JSON bodies get Content-Type: application/json.
 class ApiClient {
