@@ -20,12 +20,14 @@
 #include "../scheduler/api_support.hpp"
 #include "app_environment.hpp"
 #include "db/pool.hpp"
+#include "host_requests.hpp"
 #include "static_site.hpp"
 #include "support/process_pause.hpp"
 #include "tar_builder.hpp"
 
 using namespace berth::testing;
 using namespace berth::testing::projects_api;
+using namespace berth::testing::runtime_api;
 using berth::runtime::testing::TarBuilder;
 using berth::testing::stopCleanly;
 using nlohmann::json;
@@ -159,12 +161,7 @@ class ApiGateway : public ::testing::Test {
   static HttpResult onHost(const std::string& name, const std::string& path,
                            std::vector<std::string> headers = {},
                            const std::string& method = "GET") {
-    headers.push_back("Host: " + name + ".localhost");
-    HttpRequestSpec spec;
-    spec.method = method;
-    spec.url = server->baseUrl() + path;
-    spec.headers = std::move(headers);
-    return send(spec);
+    return onProjectHost(*server, name, path, std::move(headers), method);
   }
 
   // A request sent while berthd is stopped (SIGSTOP): it is answered only if the edge can
@@ -503,12 +500,7 @@ TEST_F(ApiGateway, TheEdgeCachesGetAnswersUntilPurgedOrTurnedOff) {
   EXPECT_EQ(range.header("x-berth-cache"), "HIT");
 
   // A purge starts a fresh cache: the next answer comes from the app again.
-  ASSERT_EQ(api().del("/projects/" + name + "/cache").status, 204);
-  HttpResult fresh;
-  EXPECT_TRUE(eventually([&] {
-    fresh = onHost(name, "/page?q=1");
-    return fresh.header("x-berth-cache") != "HIT" && fresh.body != hit.body;
-  })) << fresh.body;
+  expectPurgeStartsAfresh(*server, api(), name, "/page?q=1", hit.body);
 
   // cache_enabled false: the project's rule goes (within the refresh period).
   auto off = api().patch("/projects/" + name, {{"cache_enabled", false}});

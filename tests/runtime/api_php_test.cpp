@@ -13,11 +13,13 @@
 #include <thread>
 
 #include "../projects/api_support.hpp"
+#include "host_requests.hpp"
 #include "start_command.hpp"
 #include "tar_builder.hpp"
 
 using namespace berth::testing;
 using namespace berth::testing::projects_api;
+using namespace berth::testing::runtime_api;
 using berth::runtime::testing::TarBuilder;
 using berth::testing::stopCleanly;
 using nlohmann::json;
@@ -160,13 +162,7 @@ class ApiPhp : public ::testing::Test {
   static HttpResult onHost(const std::string& name, const std::string& path,
                            std::vector<std::string> headers = {}, const std::string& method = "GET",
                            const std::string& body = "") {
-    headers.push_back("Host: " + name + ".localhost");
-    HttpRequestSpec spec;
-    spec.method = method;
-    spec.url = server->baseUrl() + path;
-    spec.headers = std::move(headers);
-    spec.body = body;
-    return send(spec);
+    return onProjectHost(*server, name, path, std::move(headers), method, body);
   }
 
   static std::string state(const std::string& name) {
@@ -408,10 +404,5 @@ TEST_F(ApiPhp, AScriptsAnswerIsKeptByTheEdgeCache) {
   EXPECT_EQ(after_head.header("x-berth-cache"), "MISS");
   EXPECT_NE(after_head.body.find(" GET /page?q=3"), std::string::npos) << after_head.body;
 
-  ASSERT_EQ(api().del("/projects/" + name + "/cache").status, 204);
-  HttpResult fresh;
-  EXPECT_TRUE(eventually([&] {
-    fresh = onHost(name, "/page?q=1");
-    return fresh.header("x-berth-cache") != "HIT" && fresh.body != hit.body;
-  })) << fresh.body;
+  expectPurgeStartsAfresh(*server, api(), name, "/page?q=1", hit.body);
 }

@@ -380,13 +380,8 @@ TEST_F(ApiFiles, MissingFilesAnswer404) {
 HttpResult quickly(const BerthdProcess& server, const std::string& project,
                    const std::string& method, const std::string& path,
                    std::vector<std::string> headers = {}, long timeout_ms = 2000) {
-  headers.push_back("Host: " + project + ".localhost");
-  HttpRequestSpec spec;
-  spec.method = method;
-  spec.url = server.baseUrl() + path;
-  spec.headers = std::move(headers);
-  spec.timeout_ms = timeout_ms;
-  return send(spec);
+  return sendToHost(server.baseUrl(), project + ".localhost", method, path, std::move(headers), "",
+                    timeout_ms);
 }
 
 TEST_F(ApiFiles, TheEdgeSendsStoredFilesItHasSeenWithoutAskingBerthd) {

@@ -80,6 +80,19 @@ HttpResult send(const HttpRequestSpec& spec) {
   return result;
 }
 
+HttpResult sendToHost(const std::string& base_url, const std::string& host,
+                      const std::string& method, const std::string& path,
+                      std::vector<std::string> headers, const std::string& body, long timeout_ms) {
+  headers.push_back("Host: " + host);
+  HttpRequestSpec spec;
+  spec.method = method;
+  spec.url = base_url + path;
+  spec.headers = std::move(headers);
+  spec.body = body;
+  spec.timeout_ms = timeout_ms;
+  return send(spec);
+}
+
 std::string nonLoopbackAddress() {
   ifaddrs* list = nullptr;
   if (::getifaddrs(&list) != 0) return "";

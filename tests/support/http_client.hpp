@@ -29,6 +29,12 @@ struct HttpRequestSpec {
 
 HttpResult send(const HttpRequestSpec& spec);
 
+// A request to base_url + path with that Host header (a project's host through the edge).
+HttpResult sendToHost(const std::string& base_url, const std::string& host,
+                      const std::string& method, const std::string& path,
+                      std::vector<std::string> headers = {}, const std::string& body = "",
+                      long timeout_ms = 30000);
+
 // An IPv4 address of this machine that is not loopback ("" when it has none): a request to
 // 127.0.0.1 from it reaches the server as a visitor's.
 std::string nonLoopbackAddress();
