@@ -376,7 +376,7 @@ struct EdgeUnderTest {
     layout.runtime_dir = dir.path() + "/edge";
     layout.access_log_file = dir.path() + "/access.log";
     layout.spooled_routes = {{"POST", "/projects/:name/files/*path", 4 * kMiB}};
-    layout.worker_processes = 1;  // one worker: access log datagrams arrive in order
+    layout.worker_processes = 1;  // one worker: access log lines arrive in order
     if (adjust) adjust(layout);
     edge = std::make_unique<Edge>(kNginx, layout);
     edge->start();

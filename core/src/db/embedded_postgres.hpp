@@ -7,8 +7,8 @@
 
 namespace berth::core {
 
-// How the cluster's loopback TCP port authenticates. Its unix socket always trusts, and lives
-// in a folder only the cluster's user (and root) can enter.
+// How the cluster authenticates, on its loopback TCP port and on its unix socket alike (the
+// socket also lives in a folder only the cluster's user, and root, can enter).
 enum class LoopbackAuth {
   // scram-sha-256 for every role: apps on this machine reach the port, so a role's password
   // is what keeps one project out of another's database and everyone out of the superuser.
