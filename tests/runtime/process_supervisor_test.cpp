@@ -132,6 +132,26 @@ TEST(RestartBackoff, DoublesUpToTheMaximum) {
   EXPECT_EQ(restartDelay(policy, 500), 1000ms);
 }
 
+TEST(PortQuarantine, HoldsALeftPortForTenSecondsAndNeverGivesItOut) {
+  PortQuarantine quarantine;
+  const auto t0 = PortQuarantine::Clock::now();
+  quarantine.hold(4242, t0);
+  quarantine.hold(0, t0);  // no port: nothing
+  EXPECT_TRUE(quarantine.held(4242, t0 + 9s));
+  EXPECT_FALSE(quarantine.held(4242, t0 + 10s));
+  EXPECT_FALSE(quarantine.held(4243, t0));
+  EXPECT_FALSE(quarantine.held(0, t0));
+  // The process's quarantine is what freeLoopbackPort() skips: hold the ports it gives and it
+  // never gives one of them again.
+  std::set<std::uint16_t> given;
+  for (int i = 0; i < 200; ++i) {
+    std::uint16_t port = freeLoopbackPort();
+    EXPECT_FALSE(given.contains(port)) << port;
+    given.insert(port);
+    portQuarantine().hold(port);
+  }
+}
+
 TEST(ProjectStatus, RunningOnlyWithARunningProcess) {
   EXPECT_EQ(projectStatusJson(std::nullopt, std::nullopt),
             nlohmann::json::parse(R"({"state": "stopped", "live": null})"));
@@ -456,8 +476,10 @@ TEST_F(Supervisor, ProjectAppsLogsStopsIdleAndReplacesOnANewRelease) {
     return e.kind == "platform" && e.message.starts_with("started node");
   }));
 
-  // Stopped (as when idle): the port closes, and the next request starts it again.
+  // Stopped (as when idle): the port closes, and the next request starts it again. The port
+  // is not given to another app for a while (the edge may still send requests to it).
   apps.find("p1")->stop();
+  EXPECT_TRUE(portQuarantine().held(port));
   EXPECT_EQ(apps.state("p1"), AppState::Stopped);
   EXPECT_FALSE(acceptsConnections(port));
   apps.start("p1", spec(), [&](const StartOutcome&) { ++answered; });

@@ -317,6 +317,7 @@ void AppProcess::run() {
     {
       std::lock_guard lock(mutex_);
       state_ = AppState::Stopped;
+      portQuarantine().hold(port_);
       port_ = 0;
     }
     changed_.notify_all();
@@ -413,6 +414,7 @@ void AppProcess::run() {
     {
       std::lock_guard lock(mutex_);
       state_ = AppState::Restarting;
+      portQuarantine().hold(port_);
       port_ = 0;
     }
     changed_.notify_all();

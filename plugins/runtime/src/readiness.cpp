@@ -35,7 +35,27 @@ int connectTo(std::uint16_t port) {
 
 }  // namespace
 
-std::uint16_t freeLoopbackPort() {
+void PortQuarantine::hold(std::uint16_t port, Clock::time_point now) {
+  if (port == 0) return;
+  std::lock_guard lock(mutex_);
+  std::erase_if(until_, [now](const auto& entry) { return entry.second <= now; });
+  until_[port] = now + kHold;
+}
+
+bool PortQuarantine::held(std::uint16_t port, Clock::time_point now) {
+  std::lock_guard lock(mutex_);
+  auto it = until_.find(port);
+  return it != until_.end() && it->second > now;
+}
+
+PortQuarantine& portQuarantine() {
+  static PortQuarantine quarantine;
+  return quarantine;
+}
+
+namespace {
+
+std::uint16_t kernelsFreePort() {
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) throw std::runtime_error("cannot find a free port: socket failed");
   auto addr = loopback(0);
@@ -47,6 +67,17 @@ std::uint16_t freeLoopbackPort() {
   }
   ::close(fd);
   return ntohs(addr.sin_port);
+}
+
+}  // namespace
+
+std::uint16_t freeLoopbackPort() {
+  // The kernel picks at random from thousands of ports: a held one comes up rarely.
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::uint16_t port = kernelsFreePort();
+    if (!portQuarantine().held(port)) return port;
+  }
+  throw std::runtime_error("cannot find a free port: every one offered was just left by an app");
 }
 
 bool acceptsConnections(std::uint16_t port) {

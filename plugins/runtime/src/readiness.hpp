@@ -3,13 +3,32 @@
 #pragma once
 #include <chrono>
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 
 namespace berth::runtime {
 
-// A free TCP port on 127.0.0.1 (bind to 0, read it, close). Another process could take it
-// before the app binds; the start then fails and is retried by the next request.
+// Ports an app left a moment ago. The edge may still send requests to such a port until its
+// reload is done (about a second), so it is not given to another app for `kHold`: they would
+// reach the wrong project.
+class PortQuarantine {
+ public:
+  using Clock = std::chrono::steady_clock;
+  static constexpr std::chrono::seconds kHold{10};
+  void hold(std::uint16_t port, Clock::time_point now = Clock::now());
+  bool held(std::uint16_t port, Clock::time_point now = Clock::now());
+
+ private:
+  std::mutex mutex_;
+  std::map<std::uint16_t, Clock::time_point> until_;
+};
+PortQuarantine& portQuarantine();  // this process's
+
+// A free TCP port on 127.0.0.1 (bind to 0, read it, close), not one in portQuarantine().
+// Another process could take it before the app binds; the start then fails and is retried
+// by the next request.
 std::uint16_t freeLoopbackPort();
 
 bool acceptsConnections(std::uint16_t port);
