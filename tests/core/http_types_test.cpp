@@ -1,5 +1,7 @@
 #include "http/http_types.hpp"
 
+#include <berth/percent_decode.hpp>
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -7,13 +9,13 @@
 using namespace berth::core;
 
 TEST(PercentDecode, DecodesAndRefusesBadEscapes) {
-  EXPECT_EQ(percentDecode("a%20b%2Fc", false), "a b/c");
-  EXPECT_EQ(percentDecode("a+b", false), "a+b");
-  EXPECT_EQ(percentDecode("a+b", true), "a b");
-  EXPECT_EQ(percentDecode("%e2%82%ac", false), "\xe2\x82\xac");
-  EXPECT_FALSE(percentDecode("%", false));
-  EXPECT_FALSE(percentDecode("%2", false));
-  EXPECT_FALSE(percentDecode("%zz", false));
+  EXPECT_EQ(berth::percentDecode("a%20b%2Fc", false), "a b/c");
+  EXPECT_EQ(berth::percentDecode("a+b", false), "a+b");
+  EXPECT_EQ(berth::percentDecode("a+b", true), "a b");
+  EXPECT_EQ(berth::percentDecode("%e2%82%ac", false), "\xe2\x82\xac");
+  EXPECT_FALSE(berth::percentDecode("%", false));
+  EXPECT_FALSE(berth::percentDecode("%2", false));
+  EXPECT_FALSE(berth::percentDecode("%zz", false));
 }
 
 TEST(ParseQuery, KeepsOrderAndRepeats) {

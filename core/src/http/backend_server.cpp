@@ -1,5 +1,7 @@
 #include "http/backend_server.hpp"
 
+#include <berth/percent_decode.hpp>
+
 #include <pistache/endpoint.h>
 #include <pistache/http.h>
 
@@ -57,7 +59,7 @@ std::shared_ptr<HttpRequest> copyRequest(const Http::Request& req) {
   auto qmark = uri.find('?');
   out->raw_path = uri.substr(0, qmark);
   out->query = qmark == std::string::npos ? "" : uri.substr(qmark + 1);
-  auto decoded = percentDecode(out->raw_path, false);
+  auto decoded = berth::percentDecode(out->raw_path, false);
   out->path = decoded ? *decoded : out->raw_path;
   out->query_params = parseQuery(out->query);
 

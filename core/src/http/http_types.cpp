@@ -1,5 +1,7 @@
 #include "http/http_types.hpp"
 
+#include <berth/percent_decode.hpp>
+
 #include <cctype>
 
 #include <nlohmann/json.hpp>
@@ -96,35 +98,6 @@ std::string percentEncodePath(std::string_view path) {
   return out;
 }
 
-namespace {
-int hexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-}  // namespace
-
-std::optional<std::string> percentDecode(std::string_view in, bool plus_is_space) {
-  std::string out;
-  out.reserve(in.size());
-  for (size_t i = 0; i < in.size(); ++i) {
-    char c = in[i];
-    if (c == '%') {
-      if (i + 2 >= in.size()) return std::nullopt;
-      int hi = hexValue(in[i + 1]), lo = hexValue(in[i + 2]);
-      if (hi < 0 || lo < 0) return std::nullopt;
-      out.push_back(static_cast<char>(hi * 16 + lo));
-      i += 2;
-    } else if (c == '+' && plus_is_space) {
-      out.push_back(' ');
-    } else {
-      out.push_back(c);
-    }
-  }
-  return out;
-}
-
 std::vector<std::pair<std::string, std::string>> parseQuery(std::string_view query) {
   std::vector<std::pair<std::string, std::string>> out;
   size_t start = 0;
@@ -136,8 +109,8 @@ std::vector<std::pair<std::string, std::string>> parseQuery(std::string_view que
       size_t eq = part.find('=');
       std::string_view k = part.substr(0, eq);
       std::string_view v = eq == std::string_view::npos ? std::string_view{} : part.substr(eq + 1);
-      auto dk = percentDecode(k, true);
-      auto dv = percentDecode(v, true);
+      auto dk = berth::percentDecode(k, true);
+      auto dv = berth::percentDecode(v, true);
       out.emplace_back(dk ? *dk : std::string(k), dv ? *dv : std::string(v));
     }
     start = end + 1;

@@ -97,11 +97,8 @@ void EdgeApps::follow(
   if (changed) push();
 }
 
-void EdgeApps::keepHosts(
-    const std::function<bool(const std::string& host, const std::string& project_id)>& belongs) {
-  std::vector<std::pair<std::string, std::string>> gone;
-  for (const auto& [host, id] : hosts())
-    if (!belongs(host, id)) gone.emplace_back(host, id);  // outside the lock: it asks the directory
+void EdgeApps::keepHosts(const HostBelongs& belongs) {
+  const std::vector<HostOfProject> gone = hostsGone(hosts(), belongs);  // outside the lock
   if (gone.empty()) return;
   {
     std::lock_guard lock(mutex_);
@@ -115,12 +112,9 @@ void EdgeApps::keepHosts(
   push();
 }
 
-std::vector<std::pair<std::string, std::string>> EdgeApps::hosts() const {
-  std::vector<std::pair<std::string, std::string>> out;
+std::vector<HostOfProject> EdgeApps::hosts() const {
   std::lock_guard lock(mutex_);
-  for (const auto& [id, route] : projects_)
-    for (const auto& host : route.hosts) out.emplace_back(host, id);
-  return out;
+  return hostsOf(projects_);
 }
 
 std::vector<berth::EdgeAppRule> EdgeApps::rules() const {

@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "edge_hosts.hpp"
+
 namespace berth::runtime {
 
 class EdgeApps {
@@ -47,10 +49,9 @@ class EdgeApps {
   void follow(const std::function<std::uint16_t(const std::string& project_id)>& running_port);
   // Drops the hosts that `belongs(host, project_id)` says are no longer the project's (a
   // custom domain removed or moved, a project renamed).
-  void keepHosts(
-      const std::function<bool(const std::string& host, const std::string& project_id)>& belongs);
+  void keepHosts(const HostBelongs& belongs);
   // Every (host, project id) pair with a rule.
-  std::vector<std::pair<std::string, std::string>> hosts() const;
+  std::vector<HostOfProject> hosts() const;
 
   std::vector<berth::EdgeAppRule> rules() const;
 

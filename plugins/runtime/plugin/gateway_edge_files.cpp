@@ -163,11 +163,8 @@ void EdgeFiles::forget(const std::string& project_id) {
   sites_.erase(found);
 }
 
-void EdgeFiles::keepHosts(
-    const std::function<bool(const std::string& host, const std::string& project_id)>& belongs) {
-  std::vector<std::pair<std::string, std::string>> gone;
-  for (const auto& [host, id] : hosts())
-    if (!belongs(host, id)) gone.emplace_back(host, id);  // outside the lock: it asks the directory
+void EdgeFiles::keepHosts(const HostBelongs& belongs) {
+  const std::vector<HostOfProject> gone = hostsGone(hosts(), belongs);  // outside the lock
   if (gone.empty()) return;
   std::lock_guard lock(mutex_);
   for (const auto& [host, id] : gone) {
@@ -178,12 +175,9 @@ void EdgeFiles::keepHosts(
   }
 }
 
-std::vector<std::pair<std::string, std::string>> EdgeFiles::hosts() const {
-  std::vector<std::pair<std::string, std::string>> out;
+std::vector<HostOfProject> EdgeFiles::hosts() const {
   std::lock_guard lock(mutex_);
-  for (const auto& [id, site] : sites_)
-    for (const auto& host : site.hosts) out.emplace_back(host, id);
-  return out;
+  return hostsOf(sites_);
 }
 
 }  // namespace berth::runtime

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "context.hpp"
+#include "edge_hosts.hpp"
 
 namespace berth::runtime {
 
@@ -42,10 +43,9 @@ class EdgeFiles {
   void forget(const std::string& project_id);  // deleted: its entries go
   // Removes the entries of hosts that `belongs(host, project_id)` says are no longer the
   // project's.
-  void keepHosts(
-      const std::function<bool(const std::string& host, const std::string& project_id)>& belongs);
+  void keepHosts(const HostBelongs& belongs);
   // Every (host, project id) pair with an entry.
-  std::vector<std::pair<std::string, std::string>> hosts() const;
+  std::vector<HostOfProject> hosts() const;
 
   std::string root() const { return context_.data_dir + "/runtime/edge"; }
   std::string typesFile() const { return context_.data_dir + "/runtime/edge_types.conf"; }
