@@ -660,6 +660,22 @@ TEST(Edge, AccelRedirectServesFilesWithRangeAndEtag) {
   EXPECT_EQ(t.backend.countTarget("/_berth_file/files/site/hello%20world.txt"), 0u);
 }
 
+namespace {
+
+// What an app is sent for the client's POST /x/y?a=1&b=2 to foo-abcd.localhost: the request
+// as the client made it, and the X-Forwarded-* facts.
+void expectTheClientsPost(const SeenRequest& seen, const std::string& body) {
+  EXPECT_EQ(seen.method, "POST");
+  EXPECT_EQ(seen.target, "/x/y?a=1&b=2");
+  EXPECT_EQ(seen.body, body);
+  EXPECT_EQ(seen.header("host"), "foo-abcd.localhost");
+  EXPECT_EQ(seen.header("x-forwarded-host"), "foo-abcd.localhost");
+  EXPECT_EQ(seen.header("x-forwarded-proto"), "http");
+  EXPECT_EQ(seen.header("x-forwarded-for"), "127.0.0.1");
+}
+
+}  // namespace
+
 TEST(Edge, AccelRedirectProxiesToAnAppWithMethodAndBody) {
   TestBackend app;
   std::string accel = "/_berth_proxy/" + std::to_string(app.port());
@@ -672,13 +688,7 @@ TEST(Edge, AccelRedirectProxiesToAnAppWithMethodAndBody) {
   ASSERT_EQ(response.status, 200) << response.body;
   auto seen = app.seen();
   ASSERT_EQ(seen.size(), 1u);
-  EXPECT_EQ(seen[0].method, "POST");
-  EXPECT_EQ(seen[0].target, "/x/y?a=1&b=2");
-  EXPECT_EQ(seen[0].body, body);
-  EXPECT_EQ(seen[0].header("host"), "foo-abcd.localhost");
-  EXPECT_EQ(seen[0].header("x-forwarded-host"), "foo-abcd.localhost");
-  EXPECT_EQ(seen[0].header("x-forwarded-proto"), "http");
-  EXPECT_EQ(seen[0].header("x-forwarded-for"), "127.0.0.1");
+  expectTheClientsPost(seen[0], body);
   EXPECT_EQ(t.backend.seen().at(0).body, body);  // berthd saw it first
 
   // Escaped characters survive the decoded internal redirect.
@@ -1237,13 +1247,7 @@ TEST(Edge, AppRoutesGoStraightToTheAppAndFallBackToBerthd) {
   EXPECT_EQ(response.headers["x-berth-cache"], "MISS");
   auto seen = app.seen();
   ASSERT_EQ(seen.size(), 1u);
-  EXPECT_EQ(seen[0].method, "POST");
-  EXPECT_EQ(seen[0].target, "/x/y?a=1&b=2");
-  EXPECT_EQ(seen[0].body, body);
-  EXPECT_EQ(seen[0].header("host"), "foo-abcd.localhost");
-  EXPECT_EQ(seen[0].header("x-forwarded-host"), "foo-abcd.localhost");
-  EXPECT_EQ(seen[0].header("x-forwarded-proto"), "http");
-  EXPECT_EQ(seen[0].header("x-forwarded-for"), "127.0.0.1");
+  expectTheClientsPost(seen[0], body);
   EXPECT_TRUE(t.backend.seen().empty());
 
   EXPECT_EQ(get(t.port(), "foo-abcd.localhost", "/_files/a.txt").body, "from berthd");
