@@ -66,11 +66,10 @@ bool parseAccessLine(std::string_view line, AccessEntry& out) {
 
 // One file being read: its descriptor, where the reading is, and a line not finished yet.
 struct AccessLogTail::Source {
-  std::string path;
   int fd = -1;
   uint64_t offset = 0;
   std::string partial;
-  Clock::time_point since{};  // rotated: when; current: when it was opened
+  Clock::time_point since{};  // a rotated file: since when nginx may have moved on
 
   Source() = default;
   Source(const Source&) = delete;
@@ -78,11 +77,9 @@ struct AccessLogTail::Source {
   ~Source() { close(); }
   bool open(const std::string& file) {
     close();
-    path = file;
     fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
     offset = 0;
     partial.clear();
-    since = Clock::now();
     return fd >= 0;
   }
   void close() {
@@ -233,7 +230,6 @@ void AccessLogTail::run() {
       logger->info("access log rotated at {} bytes", current.offset);
       if (::rename(path_.c_str(), rotated_path.c_str()) == 0) {
         std::swap(rotated.fd, current.fd);
-        rotated.path = rotated_path;
         rotated.offset = current.offset;
         rotated.since = Clock::now();
         current.close();

@@ -66,7 +66,8 @@ class Edge {
   std::atomic<int> reloads_{0};
 };
 
-// One line of nginx's access log.
+// One line of nginx's access log, parsed (berthd itself passes lines on unparsed; this is the
+// format's reference, which the edge tests check nginx's real lines against).
 struct AccessEntry {
   std::string request_id;
   std::string host;
