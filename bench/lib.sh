@@ -35,7 +35,7 @@ http {
   access_log off; sendfile on; tcp_nopush on; keepalive_timeout 65; etag on;
   client_body_temp_path $work/nginx/body; proxy_temp_path $work/nginx/proxy;
   fastcgi_temp_path $work/nginx/fcgi; uwsgi_temp_path $work/nginx/uwsgi; scgi_temp_path $work/nginx/scgi;
-  upstream app { server 127.0.0.1:${4:-9}; keepalive 16; }
+  upstream app { server 127.0.0.1:${4:-9}; keepalive 128; }  # as berthd's edge keeps
   server {
     listen 127.0.0.1:$1; root $work/nginx/www; default_type ${3:-application/octet-stream};
     # With a 4th argument: /app/ is a plain reverse proxy to that port, kept alive.

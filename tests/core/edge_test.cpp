@@ -811,6 +811,25 @@ TEST(Edge, SupervisorRestartsAKilledMaster) {
   EXPECT_TRUE(eventually([&] { return processesInGroup(master).empty(); }));
 }
 
+TEST(Edge, RequestIdsAreUniquePerRequestAndNewAfterAReload) {
+  EdgeUnderTest t;
+  auto idOf = [&] {
+    return get(t.port(), "api.localhost", "/")
+        .bodyJson()["headers"]["x-berth-request-id"]
+        .get<std::string>();
+  };
+  std::set<std::string> ids;
+  for (int i = 0; i < 5; ++i) ids.insert(idOf());
+  EXPECT_EQ(ids.size(), 5u);
+  auto prefix = [](const std::string& id) { return id.substr(0, id.find('-')); };
+  const std::string before = prefix(*ids.begin());
+  EXPECT_EQ(before.size(), 8u) << *ids.begin();
+  // A reload starts nginx's connection counter again; the prefix keeps the ids apart.
+  t.edge->setCustomHosts({"shop.example.com"});
+  ASSERT_TRUE(t.edge->settle());
+  EXPECT_TRUE(eventually([&] { return prefix(idOf()) != before; }));
+}
+
 TEST(Edge, AccessLogEntriesArrive) {
   std::mutex mutex;
   std::vector<AccessEntry> entries;

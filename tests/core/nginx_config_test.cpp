@@ -90,8 +90,14 @@ TEST(NginxConfig, MainDirectives) {
   TempDir dir;
   auto layout = baseLayout(dir.path());
   layout.worker_processes = 3;
+  layout.request_id_prefix = "0a1b2c3d";
   auto text = renderNginxConfig(layout);
   EXPECT_TRUE(contains(text, "daemon off;"));
+  // Request ids from counters, not nginx's random $request_id; berthd reads the same text.
+  const std::string id = "0a1b2c3d-$pid-$connection-$connection_requests";
+  EXPECT_TRUE(contains(text, "'{\"request_id\":\"" + id + "\","));
+  EXPECT_TRUE(contains(text, "proxy_set_header X-Berth-Request-Id " + id + ";"));
+  EXPECT_FALSE(contains(text, "$request_id"));
   EXPECT_TRUE(contains(text, "master_process on;"));
   EXPECT_TRUE(contains(text, "worker_processes 3;"));
   EXPECT_TRUE(contains(text, "pid " + dir.path() + "/edge/nginx.pid;"));
@@ -99,7 +105,7 @@ TEST(NginxConfig, MainDirectives) {
   EXPECT_TRUE(contains(text, "client_body_temp_path " + dir.path() + "/edge/client_body;"));
   EXPECT_TRUE(contains(text, "proxy_temp_path " + dir.path() + "/edge/proxy;"));
   EXPECT_TRUE(contains(text, "server 127.0.0.1:18081;"));
-  EXPECT_TRUE(contains(text, "keepalive 32;"));
+  EXPECT_TRUE(contains(text, "keepalive 128;"));
   EXPECT_TRUE(contains(text, "proxy_set_header X-Berth-Edge api;"));
   EXPECT_TRUE(contains(text, "proxy_set_header X-Berth-Edge project;"));
   EXPECT_TRUE(contains(text, "server_name api.apps.example.test _;"));
@@ -388,7 +394,7 @@ TEST(NginxConfig, FileTreesAppRoutesAndFastCgiRender) {
   // Running apps: an upstream each (kept alive), their route by host, berthd on a 502.
   auto upstream = blockOf(text, "upstream berth_app_40001 {");
   EXPECT_TRUE(contains(upstream, "server 127.0.0.1:40001 max_fails=0;")) << upstream;
-  EXPECT_TRUE(contains(upstream, "keepalive 16;"));
+  EXPECT_TRUE(contains(upstream, "keepalive 128;"));
   EXPECT_TRUE(contains(upstream, "keepalive_timeout 4s;"));
   auto routes = blockOf(text, "map $host $berth_app_route_of_host {");
   EXPECT_TRUE(contains(text,

@@ -8,7 +8,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <vector>
 
@@ -28,40 +27,10 @@ constexpr auto kRotatedGrace = std::chrono::seconds(3);
 constexpr auto kReopenAgain = std::chrono::seconds(10);
 constexpr auto kPollInterval = std::chrono::milliseconds(50);
 
-std::string stringField(const nlohmann::json& object, const char* key) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-double numberField(const nlohmann::json& object, const char* key) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_number() ? it->get<double>() : 0.0;
-}
-
 }  // namespace
 
 bool isAccessLine(std::string_view line) {
   return line.starts_with("{\"request_id\":\"") && line.ends_with('}');
-}
-
-bool parseAccessLine(std::string_view line, AccessEntry& out) {
-  if (!isAccessLine(line)) return false;
-  auto json = nlohmann::json::parse(line, nullptr, false);
-  if (json.is_discarded() || !json.is_object()) return false;
-  AccessEntry entry;
-  entry.request_id = stringField(json, "request_id");
-  entry.host = stringField(json, "host");
-  entry.method = stringField(json, "method");
-  entry.path = stringField(json, "path");
-  entry.status = static_cast<int>(numberField(json, "status"));
-  entry.seconds = numberField(json, "seconds");
-  entry.bytes_sent = static_cast<uint64_t>(numberField(json, "bytes"));
-  entry.edge = stringField(json, "edge");
-  entry.remote = stringField(json, "remote");
-  entry.at = static_cast<int64_t>(std::floor(numberField(json, "at")));
-  if (entry.request_id.empty()) return false;
-  out = std::move(entry);
-  return true;
 }
 
 // One file being read: its descriptor, where the reading is, and a line not finished yet.

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "auth/accounts.hpp"  // randomHex
 #include "edge/edge_cache.hpp"
 #include "log/logging.hpp"
 
@@ -165,6 +166,7 @@ Edge::~Edge() {
 }
 
 void Edge::writeConfig() {
+  layout_.request_id_prefix = randomHex(4);
   writeFileAtomically(config_path_, renderNginxConfig(layout_));
 }
 
@@ -311,7 +313,8 @@ void Edge::reloadLoop() {
 void Edge::reload(std::unique_lock<std::mutex>& lock) {
   auto logger = getLogger("edge");
   const uint64_t generation = wanted_generation_;
-  const EdgeLayout next = layout_;
+  EdgeLayout next = layout_;
+  next.request_id_prefix = randomHex(4);
   if (loaded_generation_ + 1 < generation)
     logger->debug("one nginx reload for {} routing changes", generation - loaded_generation_);
   std::string candidate = config_path_ + ".next";

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <thread>
 
+#include <berth/access_line.hpp>
+
 #include "edge/nginx_config.hpp"
 #include "util/process.hpp"
 
@@ -68,18 +70,8 @@ class Edge {
 
 // One line of nginx's access log, parsed (berthd itself passes lines on unparsed; this is the
 // format's reference, which the edge tests check nginx's real lines against).
-struct AccessEntry {
-  std::string request_id;
-  std::string host;
-  std::string method;
-  std::string path;  // with query string
-  int status = 0;
-  double seconds = 0;  // request time
-  uint64_t bytes_sent = 0;
-  std::string edge;  // "project" or "api"
-  std::string remote;
-  int64_t at = 0;  // unix seconds
-};
+// The form of a line of the access log lives in the SDK (edge.access payloads).
+using AccessEntry = berth::AccessLine;
 
 // nginx's access log is a file it writes in buffered batches, one JSON object per line in
 // the form of the edge.access event's payload; berthd follows it on a thread, calling back
@@ -118,7 +110,6 @@ class AccessLogTail {
 
 // A line of ours, by its shape: {"request_id":"...", ...}.
 bool isAccessLine(std::string_view line);
-// Parses one line of the log; false when it is not ours.
-bool parseAccessLine(std::string_view line, AccessEntry& out);
+using berth::parseAccessLine;  // false when a line is not ours
 
 }  // namespace berth::core

@@ -282,9 +282,10 @@ void Gateway::keepOwnHosts() {
   edge_files_.keepHosts(belongs);
 }
 
-void Gateway::access(const nlohmann::json& payload) {
-  if (payload.value("edge", "") != "project") return;
-  const std::string host = payload.value("host", "");
+void Gateway::access(std::string_view line) {
+  berth::AccessLine payload;
+  if (!berth::parseAccessLine(line, payload) || payload.edge != "project") return;
+  const std::string& host = payload.host;
   std::optional<HostedProject> project = routing_.rememberedHost(host);
   if (!project) {
     try {
@@ -295,7 +296,7 @@ void Gateway::access(const nlohmann::json& payload) {
   }
   // Requests the edge sent straight to the app never reach handle(): this is their trace.
   idle_.touch(project->id);
-  std::optional<RequestNote> note = notes_.take(payload.value("request_id", ""));
+  std::optional<RequestNote> note = notes_.take(payload.request_id);
   context_.logs.add(project->id, requestLogEntry(payload, note));
 }
 
@@ -355,7 +356,8 @@ void registerGateway(berth::Registrar& r, Context& context) {
   r.hook("project.updated", [g](const nlohmann::json& payload) { g->updated(payload); });
   r.hook("project.domains_changed",
          [g](const nlohmann::json& payload) { g->domainsChanged(payload); });
-  r.hook("edge.access", [g](const nlohmann::json& payload) { g->access(payload); });
+  // Read with a parser of its own: there is one per request the edge answers.
+  r.hookText("edge.access", [g](std::string_view line) { g->access(line); });
 
   // Scale to zero: apps without a request for idle_stop_seconds are stopped (IdleStop).
   r.job("idle_stop", std::chrono::seconds(1), [g](berth::JobContext&) { g->idleRound(); });

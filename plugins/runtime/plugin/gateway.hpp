@@ -36,7 +36,7 @@ class Gateway {
   void liveChanged(const std::string& project_id);
   void secretChanged(const nlohmann::json& payload);   // project.secret_changed
   void deleting(const nlohmann::json& payload);        // project.deleting
-  void access(const nlohmann::json& payload);          // edge.access
+  void access(std::string_view line);                  // edge.access
   void updated(const nlohmann::json& payload);         // project.updated (a PATCH)
   void domainsChanged(const nlohmann::json& payload);  // project.domains_changed
   void purgeCache(const std::string& project_id) { cache_.purge(project_id); }

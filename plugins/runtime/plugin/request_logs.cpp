@@ -27,14 +27,14 @@ bool isLoopbackAddress(const std::string& address) {
   return address == "127.0.0.1" || address == "::1";
 }
 
-LogEntry requestLogEntry(const nlohmann::json& access, const std::optional<RequestNote>& note) {
+LogEntry requestLogEntry(const berth::AccessLine& access, const std::optional<RequestNote>& note) {
   LogEntry entry;
-  entry.at = access.value("at", std::int64_t{0});
+  entry.at = access.at;
   entry.kind = "request";
-  entry.method = access.value("method", "");
-  entry.path = access.value("path", "");
-  entry.status = access.value("status", 0);
-  entry.ms = static_cast<int>(std::lround(access.value("seconds", 0.0) * 1000.0));
+  entry.method = access.method;
+  entry.path = access.path;
+  entry.status = access.status;
+  entry.ms = static_cast<int>(std::lround(access.seconds * 1000.0));
   if (note && !note->method.empty()) entry.method = note->method;
   if (note && note->schedule) entry.message = *note->schedule;
   return entry;

@@ -6,10 +6,11 @@
 // method the same way when it is not GET: nginx logs GET for every request it passed on
 // through an internal redirect (X-Accel-Redirect), which all gateway answers are.
 #pragma once
+#include <berth/access_line.hpp>
+
 #include <cstdint>
 #include <deque>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -42,9 +43,8 @@ class RequestNotes {
 // such requests may name a schedule: anyone can send the header.
 bool isLoopbackAddress(const std::string& address);
 
-// The `request` entry of an edge.access payload ({request_id, host, method, path, status,
-// seconds, bytes, edge, remote, at}), corrected by what the gateway noted; message: the
+// The `request` entry of an edge.access line, corrected by what the gateway noted; message: the
 // schedule id, if it was a schedule's run.
-LogEntry requestLogEntry(const nlohmann::json& access, const std::optional<RequestNote>& note);
+LogEntry requestLogEntry(const berth::AccessLine& access, const std::optional<RequestNote>& note);
 
 }  // namespace berth::runtime

@@ -40,6 +40,9 @@ using JobFn = std::function<void(JobContext& job)>;
 /** A hook on an event: returns to accept, throws berth::Error to refuse (when the event asks,
  *  e.g. "project.deleting"). THREADING: called concurrently. */
 using HookFn = std::function<void(const nlohmann::json& payload)>;
+/** The same, given the payload's JSON text unparsed (Registrar::hookText): for events so frequent
+ *  that a plugin reads them with a parser of their own ("edge.access", berth/access_line.hpp). */
+using HookTextFn = std::function<void(std::string_view payload)>;
 
 /** A service: method name and JSON request in, JSON answer out; throws berth::Error to refuse.
  *  THREADING: called concurrently. */
@@ -71,6 +74,7 @@ struct HookEntry {
   HostRef host;
   std::string event;
   HookFn fn;
+  HookTextFn text_fn;  // instead of fn
 };
 
 struct ServiceEntry {
@@ -208,8 +212,12 @@ inline nlohmann::json parseArgument(berth_str text) {
 inline int32_t hookTrampoline(void* user, berth_str /*event*/, berth_str payload,
                               berth_buffer* out) noexcept {
   auto* entry = static_cast<HookEntry*>(user);
-  return answerGuarded(entry->host, out, "hook on", entry->event,
-                       [&] { entry->fn(parseArgument(payload)); });
+  return answerGuarded(entry->host, out, "hook on", entry->event, [&] {
+    if (entry->text_fn)
+      entry->text_fn(toView(payload));
+    else
+      entry->fn(parseArgument(payload));
+  });
 }
 
 inline int32_t serviceTrampoline(void* user, berth_str method, berth_str request,

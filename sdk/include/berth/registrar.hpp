@@ -188,16 +188,23 @@ class Registrar {
   }
 
   /** Subscribes to an event ("project.created", "project.deleting", "edge.access" ...). */
-  void hook(std::string event, HookFn fn) {
+  void hook(std::string event, HookFn fn) { addHook(std::move(event), std::move(fn), {}); }
+  /** The same, with the payload's JSON text as it came (callbacks.hpp, HookTextFn). */
+  void hookText(std::string event, HookTextFn fn) { addHook(std::move(event), {}, std::move(fn)); }
+
+ private:
+  void addHook(std::string event, HookFn fn, HookTextFn text_fn) {
     detail::HookEntry& entry = store_.hooks.emplace_back();
     entry.host = host_;
     entry.event = std::move(event);
     entry.fn = std::move(fn);
+    entry.text_fn = std::move(text_fn);
     check(host_.api->add_hook(host_.host, detail::toStr(entry.event), &detail::hookTrampoline,
                               &entry),
           "hook on " + entry.event);
   }
 
+ public:
   /** Offers a service to other plugins under a versioned name ("storage.blobs.v1"). */
   void service(std::string name, ServiceFn fn) {
     detail::ServiceEntry& entry = store_.services.emplace_back();
