@@ -423,7 +423,9 @@ TEST(Edge, ApiHostReachesTheBackendMarkedApi) {
   EXPECT_EQ(seen["headers"]["host"], "api.localhost");
   EXPECT_EQ(seen["headers"]["x-real-ip"], "127.0.0.1");
   EXPECT_EQ(seen["headers"]["connection"], "keep-alive");
-  EXPECT_EQ(seen["headers"]["x-berth-request-id"].get<std::string>().size(), 32u);
+  EXPECT_TRUE(std::regex_match(seen["headers"]["x-berth-request-id"].get<std::string>(),
+                               std::regex("[0-9a-f]{8}-[0-9]+-[0-9]+-1")))
+      << seen["headers"]["x-berth-request-id"];
   EXPECT_FALSE(seen["headers"].contains("x-berth-body-file"));
 }
 
