@@ -436,7 +436,10 @@ TEST_F(RowsApi, InjectionAttemptsDoNothingHarmful) {
 }
 
 TEST_F(RowsApi, SchemaChangesAreSeenAtOnce) {
-  // The catalogue is kept between requests; every change that matters must show on the next one.
+  // The catalogue is kept between requests and trusted for catalog_recheck_ms (a second) without
+  // a check: a statement it built that the database refuses is built again from a fresh one, and
+  // a read without a select list lets the database expand the star. Every change below must show
+  // on the next request.
   auto db = projectSession(*server, kProject);
   db.execSimple(
       "CREATE TABLE shifting (id int PRIMARY KEY, a text); INSERT INTO shifting VALUES (1, 'x');"
@@ -467,6 +470,26 @@ TEST_F(RowsApi, SchemaChangesAreSeenAtOnce) {
   EXPECT_EQ(refusal("shifting", {}), "no table named shifting");
   db.execSimple("CREATE TABLE shifting (id int, z bool); INSERT INTO shifting VALUES (2, true)");
   EXPECT_EQ(row({}), json({{"id", 2}, {"z", true}})) << "a new table under the old name";
+}
+
+TEST_F(RowsApi, AColumnAddedOutsideTheApiJoinsAnExplicitStarWithinTheRecheckInterval) {
+  auto db = projectSession(*server, kProject);
+  db.execSimple("CREATE TABLE growing (id int PRIMARY KEY); INSERT INTO growing VALUES (1)");
+  auto star = [&] {
+    auto r = get("growing", {{"select", "*"}});
+    EXPECT_EQ(r.status, 200) << r.body;
+    return r.json()["rows"][0];
+  };
+  EXPECT_EQ(star(), json({{"id", 1}}));
+  // Made by the app itself, not through the API: seen once the catalogue is checked again.
+  db.execSimple("ALTER TABLE growing ADD COLUMN made_outside int DEFAULT 2");
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  EXPECT_EQ(star(), json({{"id", 1}, {"made_outside", 2}}));
+  // Made through the API: the kept catalogues of the project are dropped when it is done.
+  auto r = api(*owner).post("/projects/" + std::string(kProject) + "/sql",
+                            {{"sql", "ALTER TABLE growing ADD COLUMN made_by_api int DEFAULT 3"}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(star(), json({{"id", 1}, {"made_outside", 2}, {"made_by_api", 3}}));
 }
 
 // ---- the catalogue read from a real database ------------------------------------------------

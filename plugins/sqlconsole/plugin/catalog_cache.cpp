@@ -30,8 +30,10 @@ CatalogCache::Found CatalogCache::get(PgSession& session, const std::string& pro
       ages_.splice(ages_.end(), ages_, it->second.age);
     }
   }
-  if (kept && catalogFingerprint(session, scope.tables, *statement_timeout_ms_) == fingerprint)
+  if (kept && catalogFingerprint(session, scope.tables, *statement_timeout_ms_) == fingerprint) {
+    checked(project_id, scope);
     return {kept, true};
+  }
   return reload(session, project_id, scope);
 }
 
@@ -43,7 +45,18 @@ std::optional<CatalogCache::Kept> CatalogCache::kept(const std::string& project_
   auto it = entries_.find(key);
   if (it == entries_.end()) return std::nullopt;
   ages_.splice(ages_.end(), ages_, it->second.age);
-  return Kept{it->second.catalog, it->second.fingerprint};
+  return Kept{it->second.catalog, it->second.fingerprint, trusted(it->second)};
+}
+
+void CatalogCache::checked(const std::string& project_id, const CatalogScope& scope) {
+  std::lock_guard lock(mutex_);
+  auto it = entries_.find(keyOf(project_id, scope));
+  if (it != entries_.end()) it->second.checked_at = Clock::now();
+}
+
+bool CatalogCache::trusted(const Entry& entry) const {
+  const int recheck_ms = *recheck_ms_;
+  return recheck_ms > 0 && Clock::now() - entry.checked_at < std::chrono::milliseconds(recheck_ms);
 }
 
 CatalogCache::Found CatalogCache::reload(PgSession& session, const std::string& project_id,
@@ -54,7 +67,8 @@ CatalogCache::Found CatalogCache::reload(PgSession& session, const std::string& 
       scope.all_tables ? "" : catalogFingerprint(session, scope.tables, *statement_timeout_ms_);
   auto catalog = std::make_shared<const Catalog>(loadCatalog(session, scope));
   if (!scope.all_tables)
-    keep(keyOf(project_id, scope), Entry{project_id, std::move(fingerprint), catalog, {}});
+    keep(keyOf(project_id, scope),
+         Entry{project_id, std::move(fingerprint), catalog, Clock::now(), {}});
   return {catalog, false};
 }
 

@@ -17,6 +17,7 @@ struct Settings {
   std::string data_dir;  // core's data_dir: export files are written under it
   std::string apps_domain = "localhost";
   int statement_timeout_ms = 15000;  // /query, /batch, rows and /_data statements
+  int catalog_recheck_ms = 1000;     // how long a kept catalogue is trusted (catalog_cache.hpp)
   int max_query_rows = 500;          // /query: rows read from the server at most
   int64_t import_max_bytes = int64_t{256} << 20;
 };
@@ -27,7 +28,7 @@ struct Context {
   std::unique_ptr<ProjectConnections> connections;
   std::unique_ptr<WorkerPool> workers;
   // rows and /_data: each request's tables, checked by fingerprint
-  CatalogCache catalogs{&settings.statement_timeout_ms};
+  CatalogCache catalogs{&settings.statement_timeout_ms, &settings.catalog_recheck_ms};
   // which project a name is (never who may reach it)
   ProjectDirectoryCache projects;
 

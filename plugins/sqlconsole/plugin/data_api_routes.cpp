@@ -237,6 +237,7 @@ class DataRequest {
     // The function is the project's own code: it may change session settings (set_config), so
     // the connection is reset before it serves another request.
     lease.dirty();
+    ForgetCatalogsAfter schema_may_change(context_.catalogs, project_.id);
     try {
       FunctionResult kind = FunctionResult::Scalar;
       SqlStatement call = buildFunctionCall(loadFunctions(*lease, function), function, body, &kind);

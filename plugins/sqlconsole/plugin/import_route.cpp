@@ -35,6 +35,7 @@ void importScript(Context& context, const berth::Request& request, berth::Respon
   const auto started = std::chrono::steady_clock::now();
   auto lease = context.connections->lease(project.id);
   lease.dirty();
+  ForgetCatalogsAfter schema_may_change(context.catalogs, project.id);
   ImportProgress done;
   try {
     done = runImport(*lease, *file, options, [&](const ImportProgress& p) {

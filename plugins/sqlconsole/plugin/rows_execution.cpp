@@ -33,6 +33,12 @@ ReadResult readResult(const PgResult& result) {
   return out;
 }
 
+// The database refused a statement as naming something that is not there (or not of the kind
+// it was taken for): SQLSTATE class 42, or a prepared plan whose result changed shape.
+bool schemaMismatch(const PgError& error) {
+  return error.sqlstate().starts_with("42") || error.sqlstate() == "0A000";
+}
+
 }  // namespace
 
 ReadResult runRead(PgSession& session, const SqlStatement& statement) {
@@ -49,12 +55,23 @@ ReadResult readRows(PgSession& session, CatalogCache& catalogs, const std::strin
     } catch (const RestRefusal&) {
       // Refused by the kept catalogue: below, checked against the database first.
     }
+    if (statement && kept->trusted) {
+      SqlStatement reset = statementTimeoutReset(catalogs.statementTimeoutMs());
+      auto [set, read] =
+          session.execPreparedPair(reset.text, reset.params, statement->text, statement->params);
+      if (set.error) throw *set.error;
+      if (!read.error) return readResult(read.result);
+      if (!schemaMismatch(*read.error)) throw *read.error;
+      // The schema changed since the catalogue was checked: read again with a fresh one.
+      return runRead(session, build(*catalogs.reload(session, project_id, scope).catalog));
+    }
     if (statement) {
       SqlStatement check = fingerprintStatement(scope.tables, catalogs.statementTimeoutMs());
       auto [checked, read] =
           session.execPreparedPair(check.text, check.params, statement->text, statement->params);
       if (checked.error) throw *checked.error;
       if (fingerprintOf(checked.result) == kept->fingerprint) {
+        catalogs.checked(project_id, scope);
         if (read.error) throw *read.error;
         return readResult(read.result);
       }

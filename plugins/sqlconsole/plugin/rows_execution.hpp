@@ -30,10 +30,11 @@ ReadResult runRead(PgSession& session, const SqlStatement& statement);
 
 // A read with the scope's catalogue, in one round trip when a catalogue is kept: the statement
 // is built from the kept catalogue and sent together with the fingerprint check (which also
-// puts statement_timeout back first; catalog_fingerprint.hpp). When the fingerprint changed,
-// that answer is dropped (a read changes nothing) and the read is built again from a fresh
-// catalogue, so a schema change is still seen by the very next request. Statements are
-// prepared on the session (PgSession::execPrepared).
+// puts statement_timeout back first; catalog_fingerprint.hpp), or, while the catalogue is
+// trusted (catalog_cache.hpp), with only the statement_timeout reset. When the fingerprint
+// changed, or the database refuses a statement built from a trusted catalogue as naming what is
+// not there, that answer is dropped (a read changes nothing) and the read is built again from a
+// fresh catalogue. Statements are prepared on the session (PgSession::execPrepared).
 ReadResult readRows(PgSession& session, CatalogCache& catalogs, const std::string& project_id,
                     const CatalogScope& scope,
                     const std::function<SqlStatement(const Catalog&)>& build);

@@ -68,6 +68,7 @@ void schemaChanges(Context& context, const berth::Request& request, berth::Respo
 
   auto lease = context.connections->lease(project.id);
   lease.dirty();
+  ForgetCatalogsAfter schema_may_change(context.catalogs, project.id);
   try {
     // As written, in one go (rule 2): several statements sent together run as one implicit
     // transaction, so a refusal keeps none of them.
@@ -101,6 +102,7 @@ void query(Context& context, const berth::Request& request, berth::Responder& re
   }
   auto lease = context.connections->lease(project.id);
   lease.dirty();
+  ForgetCatalogsAfter schema_may_change(context.catalogs, project.id);
   try {
     const QueryOutcome outcome = runQuery(*lease, statements[0], queryOptions(context, false));
     responder.bytes(200, "application/json", outcome.json());
@@ -175,6 +177,7 @@ void batch(Context& context, const berth::Request& request, berth::Responder& re
 
   auto lease = context.connections->lease(project.id);
   lease.dirty();
+  ForgetCatalogsAfter schema_may_change(context.catalogs, project.id);
   const QueryOptions options = queryOptions(context, true);
   std::string body = "{\"results\":[";
   size_t position = 0;

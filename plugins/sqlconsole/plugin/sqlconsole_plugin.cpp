@@ -18,6 +18,10 @@ class SqlconsolePlugin final : public berth::Plugin {
                 berth::IntRange{0, 64});
     r.configInt("statement_timeout_seconds", 15,
                 "a statement running longer is stopped (api.md: 15)", berth::IntRange{1, 3600});
+    r.configInt("catalog_recheck_ms", 1000,
+                "how long the rows routes trust a table's kept catalogue before checking it "
+                "again (0: check on every request)",
+                berth::IntRange{0, 60000});
 
     registerStructureRoutes(r, context_);
     registerSqlRoutes(r, context_);
@@ -45,6 +49,7 @@ class SqlconsolePlugin final : public berth::Plugin {
     s.data_dir = services.coreSetting("data_dir").value_or(".");
     s.apps_domain = services.coreSetting("server.apps_domain").value_or("localhost");
     s.statement_timeout_ms = config.value("statement_timeout_seconds", 15) * 1000;
+    s.catalog_recheck_ms = config.value("catalog_recheck_ms", 1000);
     context_.connections = std::make_unique<ProjectConnections>(
         services, static_cast<size_t>(config.value("idle_connections", 4)),
         std::vector<std::pair<std::string, std::string>>{

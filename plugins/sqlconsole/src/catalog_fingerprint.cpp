@@ -41,6 +41,11 @@ SqlStatement fingerprintStatement(const std::vector<std::string>& tables,
                        std::to_string(statement_timeout_ms)}};
 }
 
+SqlStatement statementTimeoutReset(int statement_timeout_ms) {
+  return SqlStatement{"SELECT set_config('statement_timeout', $1, false)",
+                      {std::to_string(statement_timeout_ms)}};
+}
+
 std::string fingerprintOf(const PgResult& result) {
   return std::string(PQgetvalue(result.get(), 0, 1),
                      static_cast<size_t>(PQgetlength(result.get(), 0, 1)));

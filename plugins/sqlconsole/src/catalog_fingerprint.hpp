@@ -23,6 +23,9 @@ namespace berth::sqlconsole {
 std::string catalogFingerprint(PgSession& session, const std::vector<std::string>& tables,
                                int statement_timeout_ms);
 
+// Only the statement_timeout part, for a read that trusts a kept catalogue without a check.
+SqlStatement statementTimeoutReset(int statement_timeout_ms);
+
 // The same as a statement to run (prepared) beside another, and the fingerprint its result holds.
 SqlStatement fingerprintStatement(const std::vector<std::string>& tables, int statement_timeout_ms);
 std::string fingerprintOf(const PgResult& result);

@@ -108,7 +108,10 @@ class SelectWriter {
 
   std::string list(const CatalogTable& table, const std::string& alias,
                    const std::optional<SelectList>& list) {
-    if (!list) return everyColumn(table, alias);
+    // No select list: the database expands the star itself, each time it plans the prepared
+    // statement again after a change of the table, so a column added to it is in the very next
+    // answer even while the rows routes trust a kept catalogue (catalog_cache.hpp).
+    if (!list) return alias + ".*";
     std::set<std::string> keys;
     std::string sql;
     for (const SelectItem& item : *list) {
