@@ -257,6 +257,38 @@ TEST_F(DataApi, ANewKeyReplacesTheOld) {
   EXPECT_EQ(data(kEmpty, "GET", "/_data/things", "", {"apikey: " + new_key}).status, 200);
 }
 
+TEST_F(DataApi, SettingsChangedElsewhereReachTheKeptOnesAtOnce) {
+  // berthd keeps each project's settings between requests. A change made without it (another
+  // node, an operator's SQL) must still be seen: it notifies every node when it commits.
+  projectSession(*server, kEmpty).execSimple("CREATE TABLE IF NOT EXISTS gadgets (id int)");
+  open(kEmpty, "gadgets", {{"read", true}});
+  const std::string key = keyOf(kEmpty);
+  auto status = [&](const std::string& with_key) {
+    return data(kEmpty, "GET", "/_data/gadgets", "", {"apikey: " + with_key}).status;
+  };
+  ASSERT_EQ(status(key), 200);
+  ASSERT_EQ(status(key), 200);  // now from what berthd keeps
+  auto control = berth::sqlconsole::PgSession::connect(server->databaseUrl());
+  const std::string id = projects_api::projectId(*server, kEmpty);
+  auto eventually = [](const std::function<bool()>& check) {
+    for (int i = 0; i < 100; ++i) {
+      if (check()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+  };
+  control.execSimple("UPDATE sqlconsole.data_api_tables SET can_read = false WHERE project_id = '" +
+                     id + "' AND table_name = 'gadgets'");
+  EXPECT_TRUE(eventually([&] { return status(key) == 403; })) << "a table closed";
+  const std::string other_key = "bpk_" + std::string(32, 'Q');
+  control.execSimple("UPDATE sqlconsole.data_api_keys SET key = '" + other_key +
+                     "' WHERE project_id = '" + id + "'");
+  EXPECT_TRUE(eventually([&] { return status(key) == 401; })) << "a key replaced";
+  control.execSimple("UPDATE sqlconsole.data_api_tables SET can_read = true WHERE project_id = '" +
+                     id + "' AND table_name = 'gadgets'");
+  EXPECT_TRUE(eventually([&] { return status(other_key) == 200; })) << "a table opened again";
+}
+
 TEST_F(DataApi, EveryTableAndOperationIsClosedUntilOpened) {
   auto r = keyed("GET", "/_data/secrets");
   EXPECT_EQ(r.status, 403);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "catalog_cache.hpp"
+#include "data_api_grants.hpp"
 #include "project_connections.hpp"
 #include "project_directory_cache.hpp"
 #include "worker_pool.hpp"
@@ -31,6 +32,8 @@ struct Context {
   CatalogCache catalogs{&settings.statement_timeout_ms, &settings.catalog_recheck_ms};
   // which project a name is (never who may reach it)
   ProjectDirectoryCache projects;
+  // /_data: each project's key and what it opens, dropped on every change (NOTIFY)
+  DataApiGrants grants;
 
   berth::Db db() const { return services->db(); }
   berth::Logger logger() const { return services->logger(); }

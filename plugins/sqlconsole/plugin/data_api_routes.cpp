@@ -219,9 +219,9 @@ class DataRequest {
     if (request_.method() != "POST")
       throw DataApiError(405, "call a function with POST", "", "", {{"Allow", "POST, OPTIONS"}});
     const std::string function = request_.param("function");
-    open(function);
+    open();
     checkProfile("content-profile");
-    if (!grant_.function_enabled)
+    if (!grant_.functions.contains(function))
       throw DataApiError(403,
                          "the publishable key may not call " + function +
                              "; enable it in the project's data API settings",
@@ -267,12 +267,12 @@ class DataRequest {
   }
 
   // The project, its settings and the caller's key; throws unless the key is the project's.
-  void open(const std::string& function = {}) {
+  void open() {
     params_ = splitParams(request_);
     project_ = projectAtHost(context_, request_);
     std::optional<std::string> key = presentedKey(request_, params_);
     if (!key) throw DataApiError(401, "send the project's publishable key in the apikey header");
-    grant_ = loadDataApiGrant(context_.db(), project_.id, function);
+    grant_ = context_.grants.get(context_.db(), project_.id);
     if (!grant_.key || !sameKey(*grant_.key, *key)) {
       // The project a host is may be kept from an earlier request (project_directory_cache.hpp):
       // before refusing, ask again, in case that project was deleted on another node and its
@@ -280,7 +280,7 @@ class DataRequest {
       ProjectRef current = projectAtHost(context_, request_, /*use_kept=*/false);
       if (current.id != project_.id) {
         project_ = current;
-        grant_ = loadDataApiGrant(context_.db(), project_.id, function);
+        grant_ = context_.grants.get(context_.db(), project_.id);
       }
     }
     if (!grant_.key || !sameKey(*grant_.key, *key))

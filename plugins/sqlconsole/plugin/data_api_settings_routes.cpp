@@ -33,6 +33,7 @@ std::optional<bool> flag(const nlohmann::json& body, const char* name) {
 void showSettings(Context& context, const berth::Request& request, berth::Responder& responder) {
   ProjectRef project = reachableProject(context, request);
   std::string key = ensureDataApiKey(context.db(), project.id);
+  context.grants.changed(project.id);
   Catalog catalog;
   {
     ProjectConnections::Lease lease = context.connections->lease(project.id);
@@ -81,6 +82,7 @@ void setTable(Context& context, const berth::Request& request, berth::Responder&
     }
   }
   TableAccess access = setTableAccess(context.db(), project.id, table, read, create, update, del);
+  context.grants.changed(project.id);
   nlohmann::json answer = accessJson(access);
   answer["name"] = table;
   context.logger()
@@ -105,6 +107,7 @@ void setFunction(Context& context, const berth::Request& request, berth::Respond
     if (!exists) throw berth::Error::badRequest("no function named " + function);
   }
   setFunctionEnabled(context.db(), project.id, function, enabled);
+  context.grants.changed(project.id);
   context.logger()
       .withProject(project.name)
       .info(request, "data api: function " + function + (enabled ? " enabled" : " disabled"));
@@ -114,6 +117,7 @@ void setFunction(Context& context, const berth::Request& request, berth::Respond
 void newKey(Context& context, const berth::Request& request, berth::Responder& responder) {
   ProjectRef project = reachableProject(context, request);
   std::string key = rotateDataApiKey(context.db(), project.id);
+  context.grants.changed(project.id);
   context.logger().withProject(project.name).info(request, "data api: new publishable key");
   responder.json(201, {{"key", key}});
 }
@@ -148,6 +152,7 @@ void registerDataApiSettingsRoutes(berth::Registrar& r, Context& context) {
     if (id.empty()) return;
     context.catalogs.forget(id);
     if (context.services != nullptr) forgetDataApiProject(context.db(), id);
+    context.grants.changed(id);
   });
 }
 

@@ -64,8 +64,7 @@ std::string rotateDataApiKey(const berth::Db& db, const std::string& project_id)
   return key;
 }
 
-DataApiGrant loadDataApiGrant(const berth::Db& db, const std::string& project_id,
-                              const std::string& function) {
+DataApiGrant loadDataApiGrant(const berth::Db& db, const std::string& project_id) {
   berth::DbResult r = db.exec(
       "SELECT 'key' AS kind, key AS name, false AS can_read, false AS can_create, "
       "false AS can_update, false AS can_delete "
@@ -73,8 +72,8 @@ DataApiGrant loadDataApiGrant(const berth::Db& db, const std::string& project_id
       "UNION ALL SELECT 'table', table_name, can_read, can_create, can_update, can_delete "
       "FROM sqlconsole.data_api_tables WHERE project_id = $1 "
       "UNION ALL SELECT 'function', function_name, false, false, false, false "
-      "FROM sqlconsole.data_api_functions WHERE project_id = $1 AND function_name = $2",
-      project_id, function);
+      "FROM sqlconsole.data_api_functions WHERE project_id = $1",
+      project_id);
   DataApiGrant grant;
   for (int64_t row = 0; row < r.rows(); ++row) {
     std::string kind = r.get<std::string>(row, "kind");
@@ -84,7 +83,7 @@ DataApiGrant loadDataApiGrant(const berth::Db& db, const std::string& project_id
     else if (kind == "table")
       grant.tables[name] = accessOf(r, row);
     else
-      grant.function_enabled = true;
+      grant.functions.insert(name);
   }
   return grant;
 }

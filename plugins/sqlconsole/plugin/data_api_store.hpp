@@ -6,6 +6,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,15 +27,15 @@ std::string ensureDataApiKey(const berth::Db& db, const std::string& project_id)
 // A new key replacing the old one (which stops working at once).
 std::string rotateDataApiKey(const berth::Db& db, const std::string& project_id);
 
-// What one request to /_data needs, in one round trip: the key (if the project has one yet),
-// the access of every table that has a row, and whether `function` (when not empty) is enabled.
+// What a request to /_data needs, in one round trip: the key (if the project has one yet), the
+// access of every table that has a row, and the functions enabled. Kept between requests by
+// DataApiGrants (data_api_grants.hpp).
 struct DataApiGrant {
   std::optional<std::string> key;
   std::map<std::string, TableAccess> tables;
-  bool function_enabled = false;
+  std::set<std::string> functions;
 };
-DataApiGrant loadDataApiGrant(const berth::Db& db, const std::string& project_id,
-                              const std::string& function = {});
+DataApiGrant loadDataApiGrant(const berth::Db& db, const std::string& project_id);
 
 // Sets the flags given (the others keep their value, false for a new row); returns the result.
 TableAccess setTableAccess(const berth::Db& db, const std::string& project_id,

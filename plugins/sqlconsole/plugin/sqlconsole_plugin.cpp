@@ -56,6 +56,7 @@ class SqlconsolePlugin final : public berth::Plugin {
             {"statement_timeout", std::to_string(s.statement_timeout_ms)}});
     context_.connections->onUnreachable(
         [this](const std::string& project_id) { context_.projects.forget(project_id); });
+    context_.grants.start(services.coreSetting("database.url").value_or(""), services.logger());
     size_t workers = static_cast<size_t>(config.value("workers", 8));
     context_.workers = std::make_unique<WorkerPool>(workers, workers * 64);
   }
@@ -63,6 +64,7 @@ class SqlconsolePlugin final : public berth::Plugin {
   void stop() override {
     context_.workers.reset();  // finishes queued work while connections still exist
     context_.connections.reset();
+    context_.grants.stop();
   }
 
  private:
