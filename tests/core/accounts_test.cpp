@@ -100,14 +100,22 @@ TEST_F(AccountsTest, TeamsAndRoles) {
   auto m = accounts->memberships(member.id);
   ASSERT_EQ(m.size(), 2u);
   for (const auto& a : m) {
-    if (a.id == member.id) EXPECT_EQ(a.role, 2);
-    if (a.id == team.id) EXPECT_EQ(a.role, 0);
+    if (a.id == member.id) {
+      EXPECT_EQ(a.role, 2);
+    }
+    if (a.id == team.id) {
+      EXPECT_EQ(a.role, 0);
+    }
   }
   accounts->addMember("acme", "mem@example.com", "admin");
   for (const auto& a : accounts->memberships(member.id))
-    if (a.id == team.id) EXPECT_EQ(a.role, 1);
+    if (a.id == team.id) {
+      EXPECT_EQ(a.role, 1);
+    }
   for (const auto& a : accounts->memberships(owner.id))
-    if (a.id == team.id) EXPECT_EQ(a.role, 2);
+    if (a.id == team.id) {
+      EXPECT_EQ(a.role, 2);
+    }
   accounts->removeMember("acme", "mem@example.com");
   EXPECT_EQ(accounts->memberships(member.id).size(), 1u);
   EXPECT_THROW(accounts->removeMember("acme", "mem@example.com"), AccountError);

@@ -1,10 +1,5 @@
 #include "auth/auth_cache.hpp"
 
-#include <fcntl.h>
-#include <libpq-fe.h>
-#include <poll.h>
-#include <unistd.h>
-
 #include <memory>
 
 #include "auth/accounts.hpp"
@@ -17,32 +12,40 @@ namespace {
 // Caches are small: a bound keeps a flood of distinct valid tokens from growing it forever.
 constexpr size_t kMaxEntries = 100000;
 
-struct ConnFree {
-  void operator()(PGconn* conn) const noexcept { PQfinish(conn); }
-};
-
 }  // namespace
 
 AuthCache::AuthCache(std::string database_url, std::chrono::seconds max_age)
-    : url_(std::move(database_url)), max_age_(max_age.count()) {
-  if (::pipe2(stop_pipe_, O_CLOEXEC) != 0) stop_pipe_[0] = stop_pipe_[1] = -1;
-}
+    : url_(std::move(database_url)), max_age_(max_age.count()) {}
 
 AuthCache::~AuthCache() {
-  stopping_ = true;
-  if (stop_pipe_[1] >= 0) {
-    char byte = 1;
-    [[maybe_unused]] ssize_t n = ::write(stop_pipe_[1], &byte, 1);
-  }
-  wake_.notify_all();
-  if (listener_.joinable()) listener_.join();
-  for (int fd : stop_pipe_)
-    if (fd >= 0) ::close(fd);
+  if (listener_) listener_->stop();  // before the maps it clears go
 }
 
 void AuthCache::start() {
-  if (stop_pipe_[0] < 0 || listener_.joinable()) return;
-  listener_ = std::thread([this] { listenLoop(); });
+  if (listener_) return;
+  auto log = getLogger("core");
+  listener_ = std::make_unique<berth::PgListener>(
+      url_, kAuthChannel,
+      berth::PgListener::Callbacks{
+          .connected =
+              [this] {
+                clear();  // anything may have changed while nobody listened
+                listening_ = true;
+              },
+          .notified = [this](std::string_view) { clear(); },
+          .disconnected =
+              [this] {
+                listening_ = false;
+                clear();
+              },
+          .unreachable =
+              [log] {
+                logLine(*log, spdlog::level::warn, "", "",
+                        "auth cache off: cannot listen for account changes; every request asks "
+                        "the database");
+              },
+      });
+  if (!listener_->start()) listener_.reset();
 }
 
 std::optional<Caller> AuthCache::token(const std::string& digest, int64_t now) {
@@ -88,56 +91,6 @@ void AuthCache::clear() {
   ++generation_;
   tokens_.clear();
   memberships_.clear();
-}
-
-void AuthCache::listenLoop() {
-  auto log = getLogger("core");
-  bool warned = false;
-  while (!stopping_) {
-    std::unique_ptr<PGconn, ConnFree> conn(PQconnectdb(url_.c_str()));
-    bool ok = conn && PQstatus(conn.get()) == CONNECTION_OK;
-    if (ok) {
-      PGresult* r = PQexec(conn.get(), (std::string("LISTEN ") + kAuthChannel).c_str());
-      ok = PQresultStatus(r) == PGRES_COMMAND_OK;
-      PQclear(r);
-    }
-    if (ok) {
-      // Anything may have changed while nobody listened.
-      clear();
-      listening_ = true;
-      warned = false;
-      int socket = PQsocket(conn.get());
-      while (!stopping_) {
-        pollfd fds[2] = {{socket, POLLIN, 0}, {stop_pipe_[0], POLLIN, 0}};
-        int ready = ::poll(fds, 2, 30000);
-        if (ready < 0 && errno != EINTR) break;
-        if (stopping_) break;
-        if (ready == 0) {  // quiet: make sure the connection is still there
-          PGresult* r = PQexec(conn.get(), "SELECT 1");
-          bool alive = PQresultStatus(r) == PGRES_TUPLES_OK;
-          PQclear(r);
-          if (!alive) break;
-        }
-        if (!PQconsumeInput(conn.get())) break;
-        bool changed = false;
-        while (PGnotify* n = PQnotifies(conn.get())) {
-          changed = true;
-          PQfreemem(n);
-        }
-        if (changed) clear();
-        if (PQstatus(conn.get()) != CONNECTION_OK) break;
-      }
-      listening_ = false;
-      clear();
-    } else if (!warned) {
-      logLine(*log, spdlog::level::warn, "", "",
-              "auth cache off: cannot listen for account changes; every request asks the "
-              "database");
-      warned = true;
-    }
-    std::unique_lock lock(wake_mutex_);
-    wake_.wait_for(lock, std::chrono::seconds(1), [this] { return stopping_.load(); });
-  }
 }
 
 }  // namespace berth::core

@@ -9,14 +9,15 @@
 // clear from putting its (possibly stale) answer back. A token's expiry is checked on every
 // hit; an entry is also re-read after `max_age` so last_used_at stays right to the minute.
 #pragma once
+#include <berth/pg_listener.hpp>
+
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -59,20 +60,14 @@ class AuthCache {
   bool listening() const { return listening_.load(); }
 
  private:
-  void listenLoop();
-
   std::string url_;
   int64_t max_age_;
   std::atomic<uint64_t> generation_{1};
   std::atomic<bool> listening_{false};
-  std::atomic<bool> stopping_{false};
   std::mutex mutex_;
   std::unordered_map<std::string, Token> tokens_;
   std::unordered_map<std::string, std::vector<Account>> memberships_;
-  std::mutex wake_mutex_;
-  std::condition_variable wake_;
-  std::thread listener_;
-  int stop_pipe_[2] = {-1, -1};
+  std::unique_ptr<berth::PgListener> listener_;
 };
 
 }  // namespace berth::core

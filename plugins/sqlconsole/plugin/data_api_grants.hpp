@@ -11,14 +11,14 @@
 // connection is down nothing is kept: every request reads the database. A generation counter
 // keeps a read that raced with a change from putting its older answer back.
 #pragma once
+#include <berth/pg_listener.hpp>
 #include <berth/plugin.hpp>
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <unordered_map>
 
 #include "data_api_store.hpp"
@@ -46,20 +46,13 @@ class DataApiGrants {
  private:
   static constexpr size_t kMaxEntries = 10000;
 
-  void listenLoop();
   void dropAll();
 
-  std::string url_;
-  berth::Logger logger_;
   std::atomic<bool> listening_{false};
-  std::atomic<bool> stopping_{false};
   std::mutex mutex_;
   uint64_t generation_ = 0;  // under mutex_: bumped by every change
   std::unordered_map<std::string, DataApiGrant> kept_;
-  std::mutex wake_mutex_;
-  std::condition_variable wake_;
-  int stop_pipe_[2] = {-1, -1};
-  std::thread thread_;
+  std::unique_ptr<berth::PgListener> listener_;
 };
 
 }  // namespace berth::sqlconsole
