@@ -1,5 +1,5 @@
-// AccessLogTail on a file the test writes as nginx does (appends of whole buffers), and the
-// line parser.
+// AccessLogTail on a file the test writes as nginx does (appends of whole buffers). The line
+// parser is the SDK's (tests/sdk/access_line_test.cpp).
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -149,29 +149,4 @@ TEST(AccessLogTail, RotatesWithoutLosingALine) {
   tail.stop();
   if (reopener.joinable()) reopener.join();
   berth::testing::removeTree(dir);
-}
-
-TEST(AccessLog, ParsesNginxLines) {
-  AccessEntry entry;
-  std::string line =
-      "{\"request_id\":\"0123456789abcdef0123456789abcdef\",\"host\":\"a."
-      "localhost\",\"method\":\"POST\",\"path\":\"/"
-      "x?y=\\\"z\\\"\",\"status\":201,\"seconds\":0.012,"
-      "\"bytes\":345,\"edge\":\"project\",\"remote\":\"10.0.0.1\",\"at\":1763726400.123}";
-  ASSERT_TRUE(parseAccessLine(line, entry));
-  EXPECT_EQ(entry.request_id, "0123456789abcdef0123456789abcdef");
-  EXPECT_EQ(entry.host, "a.localhost");
-  EXPECT_EQ(entry.method, "POST");
-  EXPECT_EQ(entry.path, "/x?y=\"z\"");
-  EXPECT_EQ(entry.status, 201);
-  EXPECT_DOUBLE_EQ(entry.seconds, 0.012);
-  EXPECT_EQ(entry.bytes_sent, 345u);
-  EXPECT_EQ(entry.edge, "project");
-  EXPECT_EQ(entry.remote, "10.0.0.1");
-  EXPECT_EQ(entry.at, 1763726400);
-
-  EXPECT_FALSE(parseAccessLine("hello", entry));
-  EXPECT_FALSE(parseAccessLine("{broken", entry));
-  EXPECT_FALSE(parseAccessLine("{\"no\":\"id\"}", entry));
-  EXPECT_FALSE(parseAccessLine("{\"request_id\":\"x\", broken}", entry));
 }

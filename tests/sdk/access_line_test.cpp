@@ -1,4 +1,5 @@
-// berth/access_line.hpp: the one-pass reader of the edge's access log lines (edge.access).
+// berth/access_line.hpp: the one-pass reader of the edge's access log lines (edge.access), the
+// core's and the runtime's.
 #include <gtest/gtest.h>
 #include <berth/access_line.hpp>
 
