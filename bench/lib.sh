@@ -81,6 +81,22 @@ bytes() {  # wrk transfer rate (B/KB/MB/GB) -> bytes per second
                    /KB$/ {sub("KB",""); printf "%.0f", $1*1024; next}
                    /B$/  {sub("B","");  printf "%.0f", $1}'
 }
+# CPU time (clock ticks, user + system) the given processes have used so far; gone ones count 0.
+cpu_ticks() {
+  local t=0 p
+  for p in "$@"; do
+    [ -r "/proc/$p/stat" ] && t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0)))
+  done
+  echo "$t"
+}
+# The worker processes of the nginx whose pid file is $1.
+nginx_workers() { pgrep -P "$(cat "$1")" | tr '\n' ' '; }
+# Microseconds of CPU per request: ticks used, requests per second, seconds.
+us_per_request() {
+  awk -v t="$1" -v r="$2" -v s="$3" -v hz="$(getconf CLK_TCK)" \
+    'BEGIN {printf "%.1f", (r * s > 0) ? t * 1e6 / hz / (r * s) : 0}'
+}
+
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
 last() { echo "$1" | awk '{print $NF}'; }

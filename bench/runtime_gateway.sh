@@ -9,7 +9,8 @@
 #  - wake: a request to a stopped project until its first byte, next to the same app's own
 #    start-to-listening time measured here by starting it by hand (goal <= that + 100 ms).
 # wrk on loopback, 2 threads, 64 connections; rounds back to back, medians (the machine is
-# shared and its load drifts).
+# shared and its load drifts). For the Node runs it also prints the CPU each process spent per
+# request (nginx's workers, berthd, the app; from /proc), which drifts far less than req/s.
 # Usage: bench/runtime_gateway.sh [seconds per run, default 5] [rounds, default 3]
 #        BUILD_DIR picks the build (default build). Run as root (apps run as nobody).
 set -euo pipefail
@@ -140,11 +141,20 @@ for round in $(seq 1 "$rounds"); do
   start_app
   read -r v1 v2 _ <<< "$(run "http://127.0.0.1:$aport/")"
   A[d_a]+=" $v1"; A[d_a50]+=" $v2"
+  # CPU per request of each process, steadier than req/s on a shared machine.
+  pn=$(nginx_workers "$work/nginx/nginx.pid"); n0=$(cpu_ticks $pn); a0=$(cpu_ticks "$apid")
   read -r v1 v2 _ <<< "$(run "http://127.0.0.1:$nport/app/")"
+  A[c_pn]+=" $(us_per_request $(( $(cpu_ticks $pn) - n0 )) "$v1" "$secs")"
+  A[c_pa]+=" $(us_per_request $(( $(cpu_ticks "$apid") - a0 )) "$v1" "$secs")"
   stop_app
   A[p_a]+=" $v1"; A[p_a50]+=" $v2"; A[r_p]+=" $(ratio "$v1" "$(last "${A[d_a]}")")"
   warm_app
+  en=$(nginx_workers "$work/data/edge/nginx.pid"); ga=$(pgrep -f "node server.js" -u nobody | head -1)
+  n0=$(cpu_ticks $en); b0=$(cpu_ticks "$bpid"); a0=$(cpu_ticks "$ga")
   read -r v1 v2 v3 <<< "$(run "http://127.0.0.1:$port/" "$app_host" "Cookie: nocache=1")"
+  A[c_gn]+=" $(us_per_request $(( $(cpu_ticks $en) - n0 )) "$v1" "$secs")"
+  A[c_gb]+=" $(us_per_request $(( $(cpu_ticks "$bpid") - b0 )) "$v1" "$secs")"
+  A[c_ga]+=" $(us_per_request $(( $(cpu_ticks "$ga") - a0 )) "$v1" "$secs")"
   A[g_a]+=" $v1"; A[g_a50]+=" $v2"; A[g_abad]+=" ${v3:-0}"
   A[r_a]+=" $(ratio "$v1" "$(last "${A[d_a]}")")"
 
@@ -177,6 +187,8 @@ printf '%-52s %10.0f %9s %7s\n' "Node hello through a plain nginx proxy (any edg
 printf '%-52s %10.0f %9s %7s\n' "Node hello through the gateway, uncached (>= 0.50)" "$(m g_a)" "$(m g_a50)" "$(m r_a)"
 printf 'per-round ratios: static%s; node%s; plain nginx proxy%s\n' "${A[r_s]}" "${A[r_a]}" "${A[r_p]}"
 printf 'non-2xx answers through the gateway: static %s, node %s\n' "$(sum g_sbad)" "$(sum g_abad)"
+printf 'CPU per Node request, us (medians): gateway: nginx %s, berthd %s, app %s; plain nginx proxy: nginx %s, app %s\n' \
+  "$(m c_gn)" "$(m c_gb)" "$(m c_ga)" "$(m c_pn)" "$(m c_pa)"
 printf 'wake of a stopped Node app (%s samples): first byte through the gateway median %s ms (all:%s)\n' \
   "$(echo "${A[w_g]}" | wc -w)" "$(m w_g)" "${A[w_g]}"
 printf '  the app'"'"'s own start-to-listening (its performance.now() when listening), started by hand: median %s ms (all:%s); goal: wake <= that + 100 ms -> %s\n' \
