@@ -41,8 +41,6 @@ class DataApiGrants {
   // The project's settings changed here: drop them now rather than when the notification comes.
   void changed(const std::string& project_id);
 
-  bool listening() const { return listening_.load(); }
-
  private:
   static constexpr size_t kMaxEntries = 10000;
 

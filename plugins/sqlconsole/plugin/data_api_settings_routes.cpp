@@ -50,9 +50,7 @@ void showSettings(Context& context, const berth::Request& request, berth::Respon
     auto it = grant.tables.find(table.name);
     tables[table.name] = accessJson(it == grant.tables.end() ? TableAccess{} : it->second);
   }
-  responder.json(200, {{"key", key},
-                       {"tables", tables},
-                       {"functions", enabledFunctions(context.db(), project.id)}});
+  responder.json(200, {{"key", key}, {"tables", tables}, {"functions", grant.functions}});
 }
 
 void setTable(Context& context, const berth::Request& request, berth::Responder& responder) {

@@ -108,16 +108,6 @@ TableAccess setTableAccess(const berth::Db& db, const std::string& project_id,
   return accessOf(r, 0);
 }
 
-std::vector<std::string> enabledFunctions(const berth::Db& db, const std::string& project_id) {
-  berth::DbResult r = db.exec(
-      "SELECT function_name FROM sqlconsole.data_api_functions WHERE project_id = $1 "
-      "ORDER BY function_name",
-      project_id);
-  std::vector<std::string> names;
-  for (int64_t row = 0; row < r.rows(); ++row) names.push_back(r.get<std::string>(row, 0));
-  return names;
-}
-
 void setFunctionEnabled(const berth::Db& db, const std::string& project_id,
                         const std::string& function, bool enabled) {
   if (enabled)

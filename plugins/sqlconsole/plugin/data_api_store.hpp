@@ -8,7 +8,6 @@
 #include <optional>
 #include <set>
 #include <string>
-#include <vector>
 
 namespace berth::sqlconsole {
 
@@ -43,7 +42,6 @@ TableAccess setTableAccess(const berth::Db& db, const std::string& project_id,
                            std::optional<bool> create, std::optional<bool> update,
                            std::optional<bool> del);
 
-std::vector<std::string> enabledFunctions(const berth::Db& db, const std::string& project_id);
 void setFunctionEnabled(const berth::Db& db, const std::string& project_id,
                         const std::string& function, bool enabled);
 
