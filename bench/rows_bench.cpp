@@ -3,26 +3,31 @@
 //   by id        GET .../tables/items/rows?id=eq.N             and  /_data/items?id=eq.N
 //   a page       ?category=eq.C&order=price.desc&limit=50&select=id,name,price,owners(name)
 // through the management API and through the browser data API on the project host (both
-// through the nginx edge, keep-alive, several client threads), next to pgbench running the
-// equivalent plain SELECTs as the project's role on the same cluster, with the same number of
-// clients, in the same run: prepared (as berthd runs them) and with the extended protocol
+// through the nginx edge, keep-alive, from wrk with a Lua script picking N), next to pgbench
+// running the equivalent plain SELECTs as the project's role on the same cluster, with the same
+// number of clients, in the same run: prepared (as berthd runs them) and with the extended protocol
 // (parsed and planned each time). Goal (issue 4): >= 0.5x.
 // The API answers carry more than the plain SELECT: the catalogue check and, on the rows
 // route, `total` (a count over the filter).
-// Usage: build/bench/bench_rows [client threads, default 8] [seconds per case, default 8]
+// Each line also shows the CPU each kind of process spent per request (berthd, nginx, postgres,
+// and the client: wrk or pgbench), read from /proc around the run.
+// Usage: build/bench/bench_rows [clients (connections), default 8] [seconds per case, default 8]
 //                               [cases: all (default), id, page, or parts: the statements
 //                                a by-id read sends, each under pgbench alone]
 #include <curl/curl.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
 #include <random>
 #include <regex>
+#include <sstream>
 #include <thread>
 #include <tuple>
 #include <vector>
@@ -37,57 +42,117 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-size_t collect(char* data, size_t size, size_t n, void* out) {
-  static_cast<std::string*>(out)->append(data, size * n);
-  return size * n;
-}
-
 struct Outcome {
   double per_second = 0;
   long errors = 0;
+  std::map<std::string, double> cpu_us;  // CPU per request (or transaction) by process name
 };
 
-// Requests per second over `seconds`, `threads` clients each on one keep-alive connection.
-Outcome runHttp(const std::function<std::string(std::mt19937&)>& url,
-                const std::vector<std::string>& headers, int threads, double seconds) {
-  std::atomic<long> done{0}, errors{0};
-  std::atomic<bool> stop{false};
-  std::vector<std::thread> clients;
-  for (int t = 0; t < threads; ++t) {
-    clients.emplace_back([&, t] {
-      std::mt19937 random(static_cast<unsigned>(t * 7919 + 1));
-      CURL* curl = curl_easy_init();
-      curl_slist* list = nullptr;
-      for (const auto& h : headers) list = curl_slist_append(list, h.c_str());
-      std::string body;
-      curl_easy_setopt(curl, CURLOPT_HTTPHEADER, list);
-      curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, collect);
-      curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
-      curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-      curl_easy_setopt(curl, CURLOPT_NOPROXY, "*");
-      while (!stop.load()) {
-        std::string target = url(random);
-        body.clear();
-        curl_easy_setopt(curl, CURLOPT_URL, target.c_str());
-        long status = 0;
-        if (curl_easy_perform(curl) == CURLE_OK)
-          curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-        if (status == 200) {
-          done.fetch_add(1);
-        } else if (errors.fetch_add(1) == 0) {
-          std::fprintf(stderr, "first error: %ld %s: %s\n", status, target.c_str(), body.c_str());
-        }
-      }
-      curl_slist_free_all(list);
-      curl_easy_cleanup(curl);
-    });
+// CPU time (clock ticks) used so far by every process, summed by name; "client" is what this
+// process's ended children (wrk, pgbench) used.
+std::map<std::string, long> cpuTicksByName() {
+  std::map<std::string, long> out;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string pid = entry.path().filename();
+    if (pid.empty() || !std::isdigit(static_cast<unsigned char>(pid[0]))) continue;
+    std::ifstream in(entry.path() / "stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const size_t open = stat.find('('), close = stat.rfind(')');
+    if (open == std::string::npos || close == std::string::npos) continue;
+    std::istringstream fields(stat.substr(close + 2));
+    std::string field;
+    long ticks = 0;
+    // utime, stime, and cutime, cstime: what its children took before they ended (pgbench's
+    // connections end before the run is read).
+    for (int i = 0; i < 15 && fields >> field; ++i)
+      if (i >= 11 && i <= 14) ticks += std::stol(field);
+    out[stat.substr(open + 1, close - open - 1)] += ticks;
   }
-  auto start = Clock::now();
-  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
-  stop.store(true);
-  for (auto& c : clients) c.join();
-  double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-  return {static_cast<double>(done.load()) / elapsed, errors.load()};
+  rusage children{};
+  getrusage(RUSAGE_CHILDREN, &children);
+  const auto ticks = [](const timeval& t) {
+    return static_cast<long>((t.tv_sec + t.tv_usec / 1e6) *
+                             static_cast<double>(sysconf(_SC_CLK_TCK)));
+  };
+  out["client"] = ticks(children.ru_utime) + ticks(children.ru_stime);
+  return out;
+}
+
+// The CPU the benchmark's processes used while `load` ran, in microseconds per request.
+std::map<std::string, double> cpuPerRequest(const std::function<double()>& load, double seconds) {
+  const auto before = cpuTicksByName();
+  const double requests = load() * seconds;  // load returns its rate
+  const auto after = cpuTicksByName();
+  const double tick_us = 1e6 / static_cast<double>(sysconf(_SC_CLK_TCK));
+  std::map<std::string, double> out;
+  for (const char* name : {"berthd", "nginx", "postgres", "client"}) {
+    const auto a = after.find(name);
+    if (a == after.end() || requests <= 0) continue;
+    const auto b = before.find(name);
+    const long used = a->second - (b == before.end() ? 0 : b->second);
+    if (used > 0) out[name] = static_cast<double>(used) * tick_us / requests;
+  }
+  return out;
+}
+
+std::string cpuText(const Outcome& outcome) {
+  std::string out;
+  char part[64];
+  for (const auto& [name, us] : outcome.cpu_us) {
+    std::snprintf(part, sizeof part, "%s%s %.1f", out.empty() ? "" : ", ", name.c_str(), us);
+    out += part;
+  }
+  return out.empty() ? "" : "CPU us per request: " + out;
+}
+
+// GETs `base + path_prefix + N + path_suffix`, N random in 1..n, for `seconds` from
+// `connections` keep-alive connections, with wrk (two threads; a Lua function makes each
+// request), the HTTP counterpart of pgbench: a small C client that leaves the CPU to the server.
+Outcome runHttp(const std::string& base, const std::string& path_prefix, int n,
+                const std::string& path_suffix, const std::vector<std::string>& headers,
+                int connections, double seconds) {
+  const std::string dir = makeTempDir("rowsbench");
+  const std::string script = dir + "/request.lua";
+  auto lua = [](const std::string& text) { return nlohmann::json(text).dump(); };
+  std::ofstream(script) << "math.randomseed(" << std::random_device{}() % 100000 << ")\n"
+                        << "request = function()\n  return wrk.format(nil, " << lua(path_prefix)
+                        << " .. math.random(1, " << n << ") .. " << lua(path_suffix) << ")\nend\n";
+  std::vector<std::string> argv = {"wrk",
+                                   "-t2",
+                                   "-c" + std::to_string(connections),
+                                   "-d" + std::to_string(static_cast<int>(seconds)) + "s",
+                                   "-s",
+                                   script};
+  for (const auto& h : headers) {
+    argv.push_back("-H");
+    argv.push_back(h);
+  }
+  argv.push_back(base);
+  Outcome outcome;
+  berth::core::RunResult r;
+  std::smatch m;
+  static const std::regex rate(R"(Requests/sec:\s+([0-9.]+))");
+  static const std::regex non2xx(R"(Non-2xx or 3xx responses: ([0-9]+))");
+  static const std::regex socket(
+      R"(Socket errors: connect ([0-9]+), read ([0-9]+), write ([0-9]+), timeout ([0-9]+))");
+  outcome.cpu_us = cpuPerRequest(
+      [&] {
+        r = berth::core::runCommand(argv, {}, std::chrono::minutes(5));
+        if (r.status.ok() && std::regex_search(r.output, m, rate))
+          outcome.per_second = std::stod(m[1]);
+        return outcome.per_second;
+      },
+      seconds);
+  removeTree(dir);
+  if (outcome.per_second == 0) {
+    std::fprintf(stderr, "wrk failed:\n%s\n", r.output.c_str());
+    outcome.errors = 1;
+    return outcome;
+  }
+  if (std::regex_search(r.output, m, non2xx)) outcome.errors += std::stol(m[1]);
+  if (std::regex_search(r.output, m, socket))
+    for (int i = 1; i <= 4; ++i) outcome.errors += std::stol(m[i]);
+  return outcome;
 }
 
 HttpResult getWith(const std::string& url, const std::vector<std::string>& headers) {
@@ -97,24 +162,30 @@ HttpResult getWith(const std::string& url, const std::vector<std::string>& heade
   return send(spec);
 }
 
-// pgbench's "tps" (excluding connection time) for a script.
-double runPgbench(const std::string& url, const std::string& script, int clients, double seconds,
-                  const std::string& mode = "extended") {
+// pgbench's "tps" (excluding connection time) for a script, and the CPU it took.
+Outcome runPgbench(const std::string& url, const std::string& script, int clients, double seconds,
+                   const std::string& mode = "extended") {
   const std::string dir = makeTempDir("rowsbench");
   const std::string file = dir + "/script.sql";
   std::ofstream(file) << script;
-  auto r = berth::core::runCommand(
-      {"pgbench", "-n", "-M", mode, "-c", std::to_string(clients), "-j", std::to_string(clients),
-       "-T", std::to_string(static_cast<int>(seconds)), "-f", file, url},
-      {}, std::chrono::minutes(5));
-  removeTree(dir);
+  Outcome outcome;
+  berth::core::RunResult r;
   std::smatch m;
   static const std::regex tps(R"(tps = ([0-9.]+) \(without initial connection time\))");
-  if (!r.status.ok() || !std::regex_search(r.output, m, tps)) {
-    std::fprintf(stderr, "pgbench failed:\n%s\n", r.output.c_str());
-    return 0;
-  }
-  return std::stod(m[1]);
+  outcome.cpu_us = cpuPerRequest(
+      [&] {
+        r = berth::core::runCommand({"pgbench", "-n", "-M", mode, "-c", std::to_string(clients),
+                                     "-j", std::to_string(clients), "-T",
+                                     std::to_string(static_cast<int>(seconds)), "-f", file, url},
+                                    {}, std::chrono::minutes(5));
+        if (r.status.ok() && std::regex_search(r.output, m, tps))
+          outcome.per_second = std::stod(m[1]);
+        return outcome.per_second;
+      },
+      seconds);
+  removeTree(dir);
+  if (outcome.per_second == 0) std::fprintf(stderr, "pgbench failed:\n%s\n", r.output.c_str());
+  return outcome;
 }
 
 std::string must(const HttpResult& r, long status, const std::string& what) {
@@ -273,38 +344,52 @@ int main(int argc, char** argv) {
                "SELECT * FROM projects.projects WHERE name = '" + name +
                    "' AND status = 'ready';\n"}})
       std::printf("%-32s %8.0f tps\n", part.what,
-                  runPgbench(part.url, part.script, threads, seconds, part.mode));
+                  runPgbench(part.url, part.script, threads, seconds, part.mode).per_second);
     return 0;
   }
   // The ceiling of the HTTP path itself: a route that touches no database.
-  Outcome ceiling = runHttp([&](std::mt19937&) { return base + "/regions"; }, {}, threads, seconds);
-  std::printf("%-26s  %8.0f req/s (%ld errors): the edge and berthd alone\n", "GET /regions",
-              ceiling.per_second, ceiling.errors);
+  const std::string regions_path = "/regions?n=";
+  Outcome ceiling = runHttp(base, regions_path, 1, "", {}, threads, seconds);
+  std::printf("%-26s  %8.0f req/s (%ld errors): the edge and berthd alone\n%-26s  %s\n",
+              "GET /regions", ceiling.per_second, ceiling.errors, "", cpuText(ceiling).c_str());
   struct Case {
     const char* what;
-    std::function<std::string(std::mt19937&)> api_url, data_url;
+    std::string query_prefix;  // ends where the random number goes
+    int n;
+    std::string query_suffix;
     std::string pg_script;
   };
-  for (const Case& c : {Case{"id=eq.N", byId(rows), byId(data), pg_by_id},
-                        Case{"50-row page with an embed", page(rows), page(data), pg_page}}) {
+  const std::string rows_path = "/projects/" + name + "/tables/items/rows";
+  const std::string page_suffix = "&order=price.desc&limit=50&select=id,name,price,owners(name)";
+  for (const Case& c :
+       {Case{"id=eq.N", "?id=eq.", 100000, "", pg_by_id},
+        Case{"50-row page with an embed", "?category=eq.", 100, page_suffix, pg_page}}) {
     if (only != "all" && (only == "id") != (std::string(c.what) == "id=eq.N")) continue;
-    Outcome via_api = runHttp(c.api_url, api_headers, threads, seconds);
-    Outcome via_data = runHttp(c.data_url, data_headers, threads, seconds);
+    Outcome via_api = runHttp(base, rows_path + c.query_prefix, c.n, c.query_suffix, api_headers,
+                              threads, seconds);
+    Outcome via_data = runHttp(base, "/_data/items" + c.query_prefix, c.n, c.query_suffix,
+                               data_headers, threads, seconds);
     // berthd prepares its statements (once per connection), so the fair baseline is pgbench
     // preparing them too; the extended-protocol figure (parse and plan every time) is shown
     // beside it.
-    double extended = runPgbench(url, c.pg_script, threads, seconds, "extended");
-    double prepared = runPgbench(url, c.pg_script, threads, seconds, "prepared");
-    auto ratio = [](double ours, double theirs) { return theirs > 0 ? ours / theirs : 0; };
+    Outcome extended = runPgbench(url, c.pg_script, threads, seconds, "extended");
+    Outcome prepared = runPgbench(url, c.pg_script, threads, seconds, "prepared");
+    auto ratio = [](const Outcome& ours, const Outcome& theirs) {
+      return theirs.per_second > 0 ? ours.per_second / theirs.per_second : 0;
+    };
     // GET /regions does no database work at all: its ratio is the most any read could reach.
     std::printf(
         "%-26s  rows API %7.0f req/s (%ld errors)  /_data %7.0f req/s (%ld errors)\n"
         "%-26s  pgbench -M prepared %7.0f tps: ratio API %.2fx  /_data %.2fx  (/regions %.2fx)\n"
         "%-26s  pgbench -M extended %7.0f tps: ratio API %.2fx  /_data %.2fx  (/regions %.2fx)\n",
         c.what, via_api.per_second, via_api.errors, via_data.per_second, via_data.errors, "",
-        prepared, ratio(via_api.per_second, prepared), ratio(via_data.per_second, prepared),
-        ratio(ceiling.per_second, prepared), "", extended, ratio(via_api.per_second, extended),
-        ratio(via_data.per_second, extended), ratio(ceiling.per_second, extended));
+        prepared.per_second, ratio(via_api, prepared), ratio(via_data, prepared),
+        ratio(ceiling, prepared), "", extended.per_second, ratio(via_api, extended),
+        ratio(via_data, extended), ratio(ceiling, extended));
+    for (const auto& [label, outcome] :
+         {std::pair{"rows API", &via_api}, std::pair{"/_data", &via_data},
+          std::pair{"pgbench -M prepared", &prepared}, std::pair{"pgbench -M extended", &extended}})
+      std::printf("%-26s  %-20s %s\n", "", label, cpuText(*outcome).c_str());
     if (via_api.errors + via_data.errors > 0) {
       const std::string log = server.output();
       std::fprintf(stderr, "berthd's last words:\n%s\n",

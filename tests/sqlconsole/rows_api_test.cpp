@@ -33,6 +33,10 @@ const char* kSchema = R"SQL(
   CREATE TABLE scratch (id serial PRIMARY KEY, label text NOT NULL, n int DEFAULT 7);
   CREATE VIEW slow AS SELECT pg_sleep(3)::text AS slept;
   CREATE VIEW untimed AS SELECT set_config('statement_timeout', '0', false) AS was;
+  CREATE TABLE lifts (id serial PRIMARY KEY);
+  CREATE FUNCTION lift_limit() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN PERFORM set_config('statement_timeout', '0', false); RETURN NEW; END $$;
+  CREATE TRIGGER lifts_lift BEFORE INSERT ON lifts FOR EACH ROW EXECUTE FUNCTION lift_limit();
   INSERT INTO customers (name, email, age, tags, born) VALUES
     ('Ada', 'ada@example.com', 36, '{math,poetry}', '1815-12-10'),
     ('Smith, John (Jr)', 'john@example.com', NULL, '{golf}', NULL),
@@ -260,6 +264,10 @@ TEST_F(RowsApi, ErrorTexts) {
   // A view of the project's own that lifts the limit on its (pooled) connection does not lift
   // it for the next request.
   for (int i = 0; i < 4; ++i) EXPECT_EQ(get("untimed").status, 200);
+  EXPECT_EQ(refusal("slow", {}), "that query took too long and was stopped");
+  // Nor does a trigger that lifts it during a write.
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(api(*owner).post(rowsPath("lifts"), nlohmann::json::object()).status, 201);
   EXPECT_EQ(refusal("slow", {}), "that query took too long and was stopped");
 }
 

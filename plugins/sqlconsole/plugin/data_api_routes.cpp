@@ -390,7 +390,7 @@ class DataRequest {
              PgSession& session) {
     Representation representation;
     representation.wanted = prefer.return_ == ReturnPreference::Representation;
-    WriteResult written = runWrites(session, statements);
+    WriteResult written = runWrites(session, statements, context_.catalogs.statementTimeoutMs());
     berth::Headers headers = corsHeaders();
     headers.emplace_back("Content-Range",
                          "*/" + (prefer.count ? std::to_string(written.affected) : "*"));

@@ -54,7 +54,7 @@ void answer(Context& context, RowsAction action, const berth::Request& request,
         auto statements = catalogs.with(*lease, project.id, scope, [&](const Catalog& c) {
           return buildInsert(c, table, insert);
         });
-        WriteResult written = runWrites(*lease, statements);
+        WriteResult written = runWrites(*lease, statements, catalogs.statementTimeoutMs());
         std::string rows = written.rows.value_or("[]");
         responder.bytes(201, "application/json",
                         insert.body.is_object() ? onlyElement(rows) : rows);
@@ -65,7 +65,7 @@ void answer(Context& context, RowsAction action, const berth::Request& request,
         SqlStatement statement = catalogs.with(*lease, project.id, scope, [&](const Catalog& c) {
           return buildUpdate(c, table, query, body, {});
         });
-        WriteResult written = runWrites(*lease, {statement});
+        WriteResult written = runWrites(*lease, {statement}, catalogs.statementTimeoutMs());
         responder.json(200, {{"updated", written.affected}});
         return;
       }
@@ -73,7 +73,7 @@ void answer(Context& context, RowsAction action, const berth::Request& request,
         SqlStatement statement = catalogs.with(*lease, project.id, scope, [&](const Catalog& c) {
           return buildDelete(c, table, query, {});
         });
-        WriteResult written = runWrites(*lease, {statement});
+        WriteResult written = runWrites(*lease, {statement}, catalogs.statementTimeoutMs());
         responder.json(200, {{"deleted", written.affected}});
         return;
       }

@@ -39,15 +39,18 @@ bool schemaMismatch(const PgError& error) {
   return error.sqlstate().starts_with("42") || error.sqlstate() == "0A000";
 }
 
-}  // namespace
-
-ReadResult runRead(PgSession& session, const SqlStatement& statement) {
-  return readResult(session.execPrepared(statement.text, statement.params));
+// Every read puts statement_timeout back when it is done (withStatementTimeoutReset).
+ReadResult runRead(PgSession& session, const SqlStatement& statement, int statement_timeout_ms) {
+  SqlStatement read = withStatementTimeoutReset(statement, statement_timeout_ms);
+  return readResult(session.execPrepared(read.text, read.params));
 }
+
+}  // namespace
 
 ReadResult readRows(PgSession& session, CatalogCache& catalogs, const std::string& project_id,
                     const CatalogScope& scope,
                     const std::function<SqlStatement(const Catalog&)>& build) {
+  const int timeout_ms = catalogs.statementTimeoutMs();
   if (std::optional<CatalogCache::Kept> kept = catalogs.kept(project_id, scope)) {
     std::optional<SqlStatement> statement;
     try {
@@ -56,32 +59,35 @@ ReadResult readRows(PgSession& session, CatalogCache& catalogs, const std::strin
       // Refused by the kept catalogue: below, checked against the database first.
     }
     if (statement && kept->trusted) {
-      SqlStatement reset = statementTimeoutReset(catalogs.statementTimeoutMs());
-      auto [set, read] =
-          session.execPreparedPair(reset.text, reset.params, statement->text, statement->params);
-      if (set.error) throw *set.error;
-      if (!read.error) return readResult(read.result);
-      if (!schemaMismatch(*read.error)) throw *read.error;
+      try {
+        return runRead(session, *statement, timeout_ms);
+      } catch (const PgError& error) {
+        if (!schemaMismatch(error)) throw;
+      }
       // The schema changed since the catalogue was checked: read again with a fresh one.
-      return runRead(session, build(*catalogs.reload(session, project_id, scope).catalog));
+      return runRead(session, build(*catalogs.reload(session, project_id, scope).catalog),
+                     timeout_ms);
     }
     if (statement) {
-      SqlStatement check = fingerprintStatement(scope.tables, catalogs.statementTimeoutMs());
+      SqlStatement check = fingerprintStatement(scope.tables, timeout_ms);
+      SqlStatement timed = withStatementTimeoutReset(*statement, timeout_ms);
       auto [checked, read] =
-          session.execPreparedPair(check.text, check.params, statement->text, statement->params);
+          session.execPreparedPair(check.text, check.params, timed.text, timed.params);
       if (checked.error) throw *checked.error;
       if (fingerprintOf(checked.result) == kept->fingerprint) {
         catalogs.checked(project_id, scope);
         if (read.error) throw *read.error;
         return readResult(read.result);
       }
-      return runRead(session, build(*catalogs.reload(session, project_id, scope).catalog));
+      return runRead(session, build(*catalogs.reload(session, project_id, scope).catalog),
+                     timeout_ms);
     }
   }
-  return runRead(session, catalogs.with(session, project_id, scope, build));
+  return runRead(session, catalogs.with(session, project_id, scope, build), timeout_ms);
 }
 
-WriteResult runWrites(PgSession& session, const std::vector<SqlStatement>& statements) {
+WriteResult runWrites(PgSession& session, const std::vector<SqlStatement>& statements,
+                      int statement_timeout_ms) {
   const bool transaction = statements.size() > 1;
   WriteResult out;
   if (transaction) session.execSimple("BEGIN");
@@ -95,6 +101,9 @@ WriteResult runWrites(PgSession& session, const std::vector<SqlStatement>& state
       }
     }
     if (transaction) session.execSimple("COMMIT");
+    // A trigger may have called set_config; a read trusting its catalogue does not reset first.
+    SqlStatement reset = statementTimeoutReset(statement_timeout_ms);
+    session.execPrepared(reset.text, reset.params);
   } catch (...) {
     if (transaction && PQtransactionStatus(session.raw()) != PQTRANS_IDLE) {
       try {

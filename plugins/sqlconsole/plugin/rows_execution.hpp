@@ -26,20 +26,21 @@ struct WriteResult {
   std::optional<std::string> rows;  // JSON array text when a representation was asked for
 };
 
-ReadResult runRead(PgSession& session, const SqlStatement& statement);
-
 // A read with the scope's catalogue, in one round trip when a catalogue is kept: the statement
 // is built from the kept catalogue and sent together with the fingerprint check (which also
 // puts statement_timeout back first; catalog_fingerprint.hpp), or, while the catalogue is
-// trusted (catalog_cache.hpp), with only the statement_timeout reset. When the fingerprint
+// trusted (catalog_cache.hpp), alone, as one statement that puts statement_timeout back after
+// the read (withStatementTimeoutReset). When the fingerprint
 // changed, or the database refuses a statement built from a trusted catalogue as naming what is
 // not there, that answer is dropped (a read changes nothing) and the read is built again from a
 // fresh catalogue. Statements are prepared on the session (PgSession::execPrepared).
 ReadResult readRows(PgSession& session, CatalogCache& catalogs, const std::string& project_id,
                     const CatalogScope& scope,
                     const std::function<SqlStatement(const Catalog&)>& build);
-// One statement as it is; more inside BEGIN ... COMMIT (rolled back when one fails).
-WriteResult runWrites(PgSession& session, const std::vector<SqlStatement>& statements);
+// One statement as it is; more inside BEGIN ... COMMIT (rolled back when one fails). Then
+// statement_timeout is put back to statement_timeout_ms (a trigger may have changed it).
+WriteResult runWrites(PgSession& session, const std::vector<SqlStatement>& statements,
+                      int statement_timeout_ms);
 
 // A statement the database refused, as the caller should see it. A lost connection is
 // discarded from the pool and answers 503; a statement stopped by statement_timeout answers

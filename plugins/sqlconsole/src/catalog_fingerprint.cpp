@@ -46,6 +46,15 @@ SqlStatement statementTimeoutReset(int statement_timeout_ms) {
                       {std::to_string(statement_timeout_ms)}};
 }
 
+SqlStatement withStatementTimeoutReset(const SqlStatement& read, int statement_timeout_ms) {
+  SqlStatement out;
+  out.params = read.params;
+  out.params.push_back(std::to_string(statement_timeout_ms));
+  out.text = "SELECT _read.*, set_config('statement_timeout', $" +
+             std::to_string(out.params.size()) + ", false) FROM (" + read.text + ") AS _read";
+  return out;
+}
+
 std::string fingerprintOf(const PgResult& result) {
   return std::string(PQgetvalue(result.get(), 0, 1),
                      static_cast<size_t>(PQgetlength(result.get(), 0, 1)));

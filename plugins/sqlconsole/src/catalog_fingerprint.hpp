@@ -23,8 +23,17 @@ namespace berth::sqlconsole {
 std::string catalogFingerprint(PgSession& session, const std::vector<std::string>& tables,
                                int statement_timeout_ms);
 
-// Only the statement_timeout part, for a read that trusts a kept catalogue without a check.
+// Only the statement_timeout part: run after a write, whose triggers may have changed it.
 SqlStatement statementTimeoutReset(int statement_timeout_ms);
+
+// `read` (one row-returning statement) as one statement that puts statement_timeout back when
+// the read is done, for a read that trusts a kept catalogue without a check: a view of the
+// project's may call set_config, and the next request on the pooled connection must find the
+// limit in place. The read's columns come first, as they were. The reset is the outer query's
+// last column, evaluated after the read's rows are all made (the read is an aggregate, which
+// the planner never pulls up into the outer query); when the read fails, the transaction's
+// rollback undoes any set_config it made. So each read is one statement and one transaction.
+SqlStatement withStatementTimeoutReset(const SqlStatement& read, int statement_timeout_ms);
 
 // The same as a statement to run (prepared) beside another, and the fingerprint its result holds.
 SqlStatement fingerprintStatement(const std::vector<std::string>& tables, int statement_timeout_ms);
