@@ -40,8 +40,11 @@ std::string lower(std::string s) {
 std::shared_ptr<HttpRequest> copyRequest(const Http::Request& req) {
   auto out = std::make_shared<HttpRequest>();
   out->method = Http::methodString(req.method());
+  // One stream per thread: making a stream (its locale) costs more than writing a header.
+  thread_local std::ostringstream value;
   for (const auto& h : req.headers().list()) {
-    std::ostringstream value;
+    value.str(std::string());
+    value.clear();
     h->write(value);
     out->headers[lower(h->name())] = value.str();
   }

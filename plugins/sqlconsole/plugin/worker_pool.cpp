@@ -1,3 +1,4 @@
+#include <cstdlib>
 #include "worker_pool.hpp"
 
 namespace berth::sqlconsole {
@@ -45,7 +46,8 @@ void answerLater(WorkerPool& pool, const berth::Logger& logger, berth::Request r
                  std::function<void(const berth::Request&, berth::Responder&)> work) {
   auto exchange = berth::Exchange::make(std::move(request), std::move(responder));
   std::string request_id = exchange->request.id();
-  bool queued = pool.post([exchange, logger, request_id, work = std::move(work)] {
+  static const bool inline_run = getenv("BERTH_INLINE") != nullptr;
+  auto task = [exchange, logger, request_id, work = std::move(work)] {
     try {
       work(exchange->request, exchange->responder);
     } catch (const berth::Error& e) {
@@ -54,7 +56,9 @@ void answerLater(WorkerPool& pool, const berth::Logger& logger, berth::Request r
       logger.write(berth::LogLevel::Error, request_id, std::string("sqlconsole: ") + e.what());
       exchange->responder.error(500, "internal error");
     }
-  });
+  };
+  if (inline_run) { task(); return; }
+  bool queued = pool.post(task);
   if (!queued) exchange->responder.error(503, "the database console is busy; try again");
 }
 
