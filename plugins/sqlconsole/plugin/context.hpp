@@ -2,6 +2,7 @@
 #pragma once
 #include <berth/plugin.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -20,6 +21,8 @@ struct Settings {
   int statement_timeout_ms = 15000;  // /query, /batch, rows and /_data statements
   int catalog_recheck_ms = 1000;     // how long a kept catalogue is trusted (catalog_cache.hpp)
   int max_query_rows = 500;          // /query: rows read from the server at most
+  // a read's longest wait for the database on a core thread (worker_pool.hpp answerSoon); 0: none
+  std::chrono::microseconds core_thread_wait{2000};
   int64_t import_max_bytes = int64_t{256} << 20;
 };
 

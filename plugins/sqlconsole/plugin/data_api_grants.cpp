@@ -62,6 +62,14 @@ DataApiGrant DataApiGrants::get(const berth::Db& db, const std::string& project_
   return grant;
 }
 
+std::optional<DataApiGrant> DataApiGrants::kept(const std::string& project_id) {
+  if (!listening_) return std::nullopt;
+  std::lock_guard lock(mutex_);
+  auto it = kept_.find(project_id);
+  if (it == kept_.end()) return std::nullopt;
+  return it->second;
+}
+
 void DataApiGrants::changed(const std::string& project_id) {
   std::lock_guard lock(mutex_);
   ++generation_;

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -38,6 +39,8 @@ class DataApiGrants {
 
   // The project's settings, kept or read.
   DataApiGrant get(const berth::Db& db, const std::string& project_id);
+  // Only when kept (for a core thread, which must not wait on the database).
+  std::optional<DataApiGrant> kept(const std::string& project_id);
   // The project's settings changed here: drop them now rather than when the notification comes.
   void changed(const std::string& project_id);
 

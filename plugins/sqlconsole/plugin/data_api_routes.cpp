@@ -22,6 +22,7 @@
 #include "rest_sql.hpp"
 #include "routes.hpp"
 #include "rows_execution.hpp"
+#include "worker_pool.hpp"
 
 namespace berth::sqlconsole {
 namespace {
@@ -158,15 +159,33 @@ void collectEmbedded(const SelectList& list, std::set<std::string>& tables) {
   }
 }
 
+// The errors of /_data with PostgREST's fields (NeedsPool and FinishOnPool pass through).
+template <class Work>
+void dataApiErrorsAnswered(berth::Responder& responder, Work&& work) {
+  try {
+    work();
+  } catch (const DataApiError& e) {
+    answerError(responder, e.status, e.what(), e.code, e.details, e.headers);
+  } catch (const RestSyntaxError& e) {
+    answerError(responder, 400, e.what(), "PGRST100", "");
+  } catch (const RestRefusal& e) {
+    answerError(responder, 400, e.what(), "PGRST100", "");
+  } catch (const berth::Error& e) {
+    answerError(responder, e.status(), e.message(), "", "", e.headers());
+  }
+}
+
 class DataRequest {
  public:
   DataRequest(Context& context, const berth::Request& request, berth::Responder& responder)
       : context_(context), request_(request), responder_(responder) {}
 
-  void serveTable() {
+  // where: RunOn::CoreThread only for reads (worker_pool.hpp answerSoon).
+  void serveTable(RunOn where) {
+    const bool now = where == RunOn::CoreThread;
     const std::string method = request_.method();
     Operation op = operationOf(method);
-    open();
+    open(where);
     const std::string table = request_.param("table");
     checkProfile(method == "GET" || method == "HEAD" ? "accept-profile" : "content-profile");
     Preferences prefer = parsePrefer(request_.header("prefer").value_or(""));
@@ -189,30 +208,49 @@ class DataRequest {
     if (op == Operation::Delete && query.filters.empty())
       throw DataApiError(400, "a delete needs a filter");
 
-    ProjectConnections::Lease lease = context_.connections->lease(project_.id);
-    try {
-      const CatalogScope scope = catalogScopeFor(table, query);
-      if (op == Operation::Read) {
-        ReadResult result =
-            readRows(*lease, context_.catalogs, project_.id, scope, [&](const Catalog& catalog) {
-              return buildRead(catalog, table, query, {prefer.count});
-            });
-        read(result, query, method == "HEAD");
-      } else {
+    std::optional<ProjectConnections::Lease> idle =
+        now ? context_.connections->idleLease(project_.id) : std::nullopt;
+    if (now && !idle) throw NeedsPool{};
+    auto lease = std::make_shared<ProjectConnections::Lease>(
+        idle ? std::move(*idle) : context_.connections->lease(project_.id));
+    const CatalogScope scope = catalogScopeFor(table, query);
+    const bool head = method == "HEAD";
+    if (op != Operation::Read) {
+      databaseRefusalsAnswered(*lease, [&] {
         auto statements =
-            context_.catalogs.with(*lease, project_.id, scope, [&](const Catalog& catalog) {
+            context_.catalogs.with(**lease, project_.id, scope, [&](const Catalog& catalog) {
               return writeStatements(catalog, table, query, prefer, op);
             });
-        write(statements, prefer, op, *lease);
-      }
-    } catch (const PgError& e) {
-      DatabaseRefusal refusal = refusalOf(e, lease);
-      if (refusal.status >= 500) logWarning("data api: " + std::string(e.what()));
-      // PostgREST answers 409 for a key that already exists or a reference with no target.
-      int status =
-          refusal.sqlstate == "23505" || refusal.sqlstate == "23503" ? 409 : refusal.status;
-      throw DataApiError(status, refusal.message, refusal.sqlstate, refusal.detail);
+        write(statements, prefer, op, **lease);
+      });
+      return;
     }
+    const std::function<SqlStatement(const Catalog&)> build =
+        [table, query, count = prefer.count](const Catalog& catalog) {
+          return buildRead(catalog, table, query, {count});
+        };
+    databaseRefusalsAnswered(*lease, [&] {
+      if (!now) {
+        read(readRows(**lease, context_.catalogs, project_.id, scope, build), query, head);
+        return;
+      }
+      std::optional<ReadResult> result = readRowsNow(**lease, context_.catalogs, project_.id, scope,
+                                                     build, context_.settings.core_thread_wait);
+      if (result) {
+        read(*result, query, head);
+        return;
+      }
+      throw FinishOnPool{[&context = context_, project = project_, lease, scope, build, query,
+                          head](const berth::Request& req, berth::Responder& resp) {
+        dataApiErrorsAnswered(resp, [&] {
+          DataRequest data(context, req, resp);
+          data.project_ = project;
+          data.databaseRefusalsAnswered(*lease, [&] {
+            data.read(awaitRead(**lease, context.catalogs, project.id, scope, build), query, head);
+          });
+        });
+      }};
+    });
   }
 
   void serveFunction() {
@@ -266,14 +304,36 @@ class DataRequest {
     throw DataApiError(405, "method not allowed", "", "", {{"Allow", kMethods}});
   }
 
+  // What the database refused, as PostgREST clients expect it.
+  template <class Work>
+  void databaseRefusalsAnswered(ProjectConnections::Lease& lease, Work&& work) {
+    try {
+      work();
+    } catch (const PgError& e) {
+      DatabaseRefusal refusal = refusalOf(e, lease);
+      if (refusal.status >= 500) logWarning("data api: " + std::string(e.what()));
+      // PostgREST answers 409 for a key that already exists or a reference with no target.
+      int status =
+          refusal.sqlstate == "23505" || refusal.sqlstate == "23503" ? 409 : refusal.status;
+      throw DataApiError(status, refusal.message, refusal.sqlstate, refusal.detail);
+    }
+  }
+
   // The project, its settings and the caller's key; throws unless the key is the project's.
-  void open() {
+  // On a core thread only from what is kept (NeedsPool otherwise).
+  void open(RunOn where = RunOn::Pool) {
+    const bool now = where == RunOn::CoreThread;
     params_ = splitParams(request_);
-    project_ = projectAtHost(context_, request_);
+    std::optional<ProjectRef> kept = now ? keptProjectAtHost(context_, request_) : std::nullopt;
+    if (now && !kept) throw NeedsPool{};
+    project_ = kept ? *kept : projectAtHost(context_, request_);
     std::optional<std::string> key = presentedKey(request_, params_);
     if (!key) throw DataApiError(401, "send the project's publishable key in the apikey header");
-    grant_ = context_.grants.get(context_.db(), project_.id);
+    std::optional<DataApiGrant> kept_grant = now ? context_.grants.kept(project_.id) : std::nullopt;
+    if (now && !kept_grant) throw NeedsPool{};
+    grant_ = kept_grant ? std::move(*kept_grant) : context_.grants.get(context_.db(), project_.id);
     if (!grant_.key || !sameKey(*grant_.key, *key)) {
+      if (now) throw NeedsPool{};  // asked again below, which may wait
       // The project a host is may be kept from an earlier request (project_directory_cache.hpp):
       // before refusing, ask again, in case that project was deleted on another node and its
       // name taken since.
@@ -428,27 +488,30 @@ enum class Target { Table, Function };
 berth::Handler handler(Context& context, Target target) {
   return [&context, target](berth::Request request, berth::Responder responder) {
     // The preflight needs nothing from the project: answer it on the spot.
-    if (request.method() == "OPTIONS") {
+    const std::string method = request.method();
+    if (method == "OPTIONS") {
       responder.noContent(preflightHeaders(request));
       return;
     }
+    auto serve = [&context, target](const berth::Request& req, berth::Responder& resp,
+                                    RunOn where) {
+      dataApiErrorsAnswered(resp, [&] {
+        DataRequest data(context, req, resp);
+        if (target == Target::Table)
+          data.serveTable(where);
+        else
+          data.serveFunction();
+      });
+    };
+    const bool read = target == Target::Table && (method == "GET" || method == "HEAD");
+    if (read && context.settings.core_thread_wait.count() > 0) {
+      answerSoon(*context.workers, context.logger(), std::move(request), std::move(responder),
+                 serve);
+      return;
+    }
     answerLater(*context.workers, context.logger(), std::move(request), std::move(responder),
-                [&context, target](const berth::Request& req, berth::Responder& resp) {
-                  try {
-                    DataRequest data(context, req, resp);
-                    if (target == Target::Table)
-                      data.serveTable();
-                    else
-                      data.serveFunction();
-                  } catch (const DataApiError& e) {
-                    answerError(resp, e.status, e.what(), e.code, e.details, e.headers);
-                  } catch (const RestSyntaxError& e) {
-                    answerError(resp, 400, e.what(), "PGRST100", "");
-                  } catch (const RestRefusal& e) {
-                    answerError(resp, 400, e.what(), "PGRST100", "");
-                  } catch (const berth::Error& e) {
-                    answerError(resp, e.status(), e.message(), "", "", e.headers());
-                  }
+                [serve](const berth::Request& req, berth::Responder& resp) {
+                  serve(req, resp, RunOn::Pool);
                 });
   };
 }

@@ -3,6 +3,7 @@
 #pragma once
 #include <berth/plugin.hpp>
 
+#include <optional>
 #include <string>
 
 #include "context.hpp"
@@ -14,6 +15,9 @@ namespace berth::sqlconsole {
 // project a name is comes from context.projects when kept (project_directory_cache.hpp); whether
 // the caller reaches it is asked every time.
 ProjectRef reachableProject(Context& context, const berth::Request& request);
+// The same from what is kept only, without asking projects.directory.v1 (for a core thread);
+// nothing when it would have to ask.
+std::optional<ProjectRef> keptReachableProject(Context& context, const berth::Request& request);
 
 // Owner of the project's account, or an admin of its team.
 bool canManage(const Context& context, const berth::Request& request, const ProjectRef& project);
@@ -23,5 +27,7 @@ bool canManage(const Context& context, const berth::Request& request, const Proj
 // can move) always ask projects.directory.v1.
 // use_kept false: ask projects.directory.v1 whatever is kept (and keep its answer).
 ProjectRef projectAtHost(Context& context, const berth::Request& request, bool use_kept = true);
+// The kept project of a host under the apps domain; nothing otherwise.
+std::optional<ProjectRef> keptProjectAtHost(Context& context, const berth::Request& request);
 
 }  // namespace berth::sqlconsole

@@ -40,16 +40,18 @@ std::string ProjectConnections::urlOf(const std::string& project_id) {
   return url;
 }
 
+std::optional<ProjectConnections::Lease> ProjectConnections::idleLease(
+    const std::string& project_id) {
+  std::lock_guard lock(mutex_);
+  auto it = idle_.find(project_id);
+  if (it == idle_.end() || it->second.empty()) return std::nullopt;
+  PgSession session = std::move(it->second.back());
+  it->second.pop_back();
+  return std::optional<Lease>(std::in_place, this, project_id, std::move(session));
+}
+
 ProjectConnections::Lease ProjectConnections::lease(const std::string& project_id) {
-  {
-    std::lock_guard lock(mutex_);
-    auto it = idle_.find(project_id);
-    if (it != idle_.end() && !it->second.empty()) {
-      PgSession session = std::move(it->second.back());
-      it->second.pop_back();
-      return Lease(this, project_id, std::move(session));
-    }
-  }
+  if (std::optional<Lease> idle = idleLease(project_id)) return std::move(*idle);
   std::string url = urlOf(project_id);
   try {
     return Lease(this, project_id, PgSession::connect(url, session_options_));

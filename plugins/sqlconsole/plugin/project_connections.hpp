@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -49,6 +50,8 @@ class ProjectConnections {
 
   // Throws berth::Error 503 "could not reach the project's database" when it cannot connect.
   Lease lease(const std::string& project_id);
+  // An idle connection of the project's, or nothing (never connects: for a core thread).
+  std::optional<Lease> idleLease(const std::string& project_id);
 
   // Closes the project's idle connections and forgets its URL (project.deleting/deleted).
   void forget(const std::string& project_id);

@@ -10,6 +10,7 @@
 #include "rest_sql.hpp"
 #include "routes.hpp"
 #include "rows_execution.hpp"
+#include "worker_pool.hpp"
 
 namespace berth::sqlconsole {
 namespace {
@@ -22,8 +23,83 @@ RestQuery parsedQuery(const berth::Request& request) {
   return parseRestQuery(request.queryParams());  // limit: 50 by default, clamped to 1..200
 }
 
-void answer(Context& context, RowsAction action, const berth::Request& request,
-            berth::Responder& responder) {
+// The grammar's refusals are the caller's mistakes: 400 with their text.
+template <class Work>
+void grammarRefusalsAnswered(Work&& work) {
+  try {
+    work();
+  } catch (const RestSyntaxError& e) {
+    throw berth::Error::badRequest(e.what());
+  } catch (const RestRefusal& e) {
+    throw berth::Error::badRequest(e.what());
+  }
+}
+
+// What the database refused, as the caller sees it (rows_execution.hpp refusalOf).
+template <class Work>
+void databaseRefusalsAnswered(Context& context, const berth::Request& request,
+                              const ProjectRef& project, ProjectConnections::Lease& lease,
+                              Work&& work) {
+  try {
+    work();
+  } catch (const PgError& e) {
+    DatabaseRefusal refusal = refusalOf(e, lease);
+    if (refusal.status >= 500)
+      context.logger().withProject(project.name).warn(request, "rows: " + std::string(e.what()));
+    throw berth::Error(refusal.status, refusal.message);
+  }
+}
+
+void answerRows(berth::Responder& responder, const ReadResult& read, const RestQuery& query) {
+  std::string body = "{\"rows\":" + read.rows + ",\"limit\":" + std::to_string(query.limit) +
+                     ",\"offset\":" + std::to_string(query.offset) +
+                     ",\"total\":" + std::to_string(read.total.value_or(0)) + "}";
+  responder.bytes(200, "application/json", body);
+}
+
+// GET: on a core thread when all it needs is kept and the database answers within
+// core_thread_wait (worker_pool.hpp answerSoon), else on the pool.
+void answerRead(Context& context, const berth::Request& request, berth::Responder& responder,
+                RunOn where) {
+  const bool now = where == RunOn::CoreThread;
+  std::optional<ProjectRef> kept = now ? keptReachableProject(context, request) : std::nullopt;
+  if (now && !kept) throw NeedsPool{};
+  const ProjectRef project = kept ? *kept : reachableProject(context, request);
+  const std::string table = request.param("table");
+  const RestQuery query = parsedQuery(request);
+  std::optional<ProjectConnections::Lease> idle =
+      now ? context.connections->idleLease(project.id) : std::nullopt;
+  if (now && !idle) throw NeedsPool{};
+  auto lease = std::make_shared<ProjectConnections::Lease>(
+      idle ? std::move(*idle) : context.connections->lease(project.id));
+  const CatalogScope scope = catalogScopeFor(table, query);
+  const std::function<SqlStatement(const Catalog&)> build = [table, query](const Catalog& c) {
+    return buildRead(c, table, query);
+  };
+  databaseRefusalsAnswered(context, request, project, *lease, [&] {
+    if (!now) {
+      answerRows(responder, readRows(**lease, context.catalogs, project.id, scope, build), query);
+      return;
+    }
+    std::optional<ReadResult> read = readRowsNow(**lease, context.catalogs, project.id, scope,
+                                                 build, context.settings.core_thread_wait);
+    if (read) {
+      answerRows(responder, *read, query);
+      return;
+    }
+    throw FinishOnPool{[&context, lease, project, scope, build, query](const berth::Request& req,
+                                                                       berth::Responder& resp) {
+      grammarRefusalsAnswered([&] {
+        databaseRefusalsAnswered(context, req, project, *lease, [&] {
+          answerRows(resp, awaitRead(**lease, context.catalogs, project.id, scope, build), query);
+        });
+      });
+    }};
+  });
+}
+
+void answerWrite(Context& context, RowsAction action, const berth::Request& request,
+                 berth::Responder& responder) {
   ProjectRef project = reachableProject(context, request);
   const std::string table = request.param("table");
   // POST takes its rows from the body; its query string carries nothing of the grammar.
@@ -34,19 +110,12 @@ void answer(Context& context, RowsAction action, const berth::Request& request,
     throw berth::Error::badRequest("a delete needs a filter");
 
   ProjectConnections::Lease lease = context.connections->lease(project.id);
-  try {
+  databaseRefusalsAnswered(context, request, project, lease, [&] {
     const CatalogScope scope = catalogScopeFor(table, query);
     CatalogCache& catalogs = context.catalogs;
     switch (action) {
-      case RowsAction::Read: {
-        ReadResult read = readRows(*lease, catalogs, project.id, scope,
-                                   [&](const Catalog& c) { return buildRead(c, table, query); });
-        std::string body = "{\"rows\":" + read.rows + ",\"limit\":" + std::to_string(query.limit) +
-                           ",\"offset\":" + std::to_string(query.offset) +
-                           ",\"total\":" + std::to_string(read.total.value_or(0)) + "}";
-        responder.bytes(200, "application/json", body);
-        return;
-      }
+      case RowsAction::Read:
+        break;  // answerRead
       case RowsAction::Insert: {
         InsertRequest insert;
         insert.body = request.json();
@@ -78,25 +147,26 @@ void answer(Context& context, RowsAction action, const berth::Request& request,
         return;
       }
     }
-  } catch (const PgError& e) {
-    DatabaseRefusal refusal = refusalOf(e, lease);
-    if (refusal.status >= 500)
-      context.logger().withProject(project.name).warn(request, "rows: " + std::string(e.what()));
-    throw berth::Error(refusal.status, refusal.message);
-  }
+  });
 }
 
 berth::Handler handler(Context& context, RowsAction action) {
   return [&context, action](berth::Request request, berth::Responder responder) {
+    if (action == RowsAction::Read && context.settings.core_thread_wait.count() > 0) {
+      answerSoon(*context.workers, context.logger(), std::move(request), std::move(responder),
+                 [&context](const berth::Request& req, berth::Responder& resp, RunOn where) {
+                   grammarRefusalsAnswered([&] { answerRead(context, req, resp, where); });
+                 });
+      return;
+    }
     answerLater(*context.workers, context.logger(), std::move(request), std::move(responder),
                 [&context, action](const berth::Request& req, berth::Responder& resp) {
-                  try {
-                    answer(context, action, req, resp);
-                  } catch (const RestSyntaxError& e) {
-                    throw berth::Error::badRequest(e.what());
-                  } catch (const RestRefusal& e) {
-                    throw berth::Error::badRequest(e.what());
-                  }
+                  grammarRefusalsAnswered([&] {
+                    if (action == RowsAction::Read)
+                      answerRead(context, req, resp, RunOn::Pool);
+                    else
+                      answerWrite(context, action, req, resp);
+                  });
                 });
   };
 }

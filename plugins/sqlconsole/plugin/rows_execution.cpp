@@ -1,6 +1,7 @@
 #include "rows_execution.hpp"
 
 #include "catalog_fingerprint.hpp"
+#include "worker_pool.hpp"
 
 namespace berth::sqlconsole {
 namespace {
@@ -37,6 +38,11 @@ ReadResult readResult(const PgResult& result) {
 // it was taken for): SQLSTATE class 42, or a prepared plan whose result changed shape.
 bool schemaMismatch(const PgError& error) {
   return error.sqlstate().starts_with("42") || error.sqlstate() == "0A000";
+}
+
+// The session no longer has the prepared statement (the project's own SQL ran DEALLOCATE).
+bool lostStatement(const PgError& error) {
+  return error.sqlstate() == "26000";
 }
 
 // Every read puts statement_timeout back when it is done (withStatementTimeoutReset).
@@ -84,6 +90,39 @@ ReadResult readRows(PgSession& session, CatalogCache& catalogs, const std::strin
     }
   }
   return runRead(session, catalogs.with(session, project_id, scope, build), timeout_ms);
+}
+
+std::optional<ReadResult> readRowsNow(PgSession& session, CatalogCache& catalogs,
+                                      const std::string& project_id, const CatalogScope& scope,
+                                      const std::function<SqlStatement(const Catalog&)>& build,
+                                      std::chrono::microseconds wait) {
+  std::optional<CatalogCache::Kept> kept = catalogs.kept(project_id, scope);
+  if (!kept || !kept->trusted) throw NeedsPool{};
+  SqlStatement statement;
+  try {
+    statement = withStatementTimeoutReset(build(*kept->catalog), catalogs.statementTimeoutMs());
+  } catch (const RestRefusal&) {
+    throw NeedsPool{};  // believed only once a fresh catalogue agrees
+  }
+  if (!session.sendPrepared(statement.text, statement.params)) throw NeedsPool{};
+  if (!session.answered(wait)) return std::nullopt;
+  try {
+    return readResult(session.takeResult());
+  } catch (const PgError& error) {
+    if (!schemaMismatch(error) && !lostStatement(error)) throw;
+  }
+  throw NeedsPool{};  // a read changes nothing: the pool reads again with a fresh catalogue
+}
+
+ReadResult awaitRead(PgSession& session, CatalogCache& catalogs, const std::string& project_id,
+                     const CatalogScope& scope,
+                     const std::function<SqlStatement(const Catalog&)>& build) {
+  try {
+    return readResult(session.takeResult());
+  } catch (const PgError& error) {
+    if (!schemaMismatch(error) && !lostStatement(error)) throw;
+  }
+  return readRows(session, catalogs, project_id, scope, build);
 }
 
 WriteResult runWrites(PgSession& session, const std::vector<SqlStatement>& statements,

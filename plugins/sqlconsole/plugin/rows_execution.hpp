@@ -2,6 +2,7 @@
 // /_data: the catalogue a request needs, a read, a write (several statements in one
 // transaction), and what a refusal of the database becomes.
 #pragma once
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -37,6 +38,22 @@ struct WriteResult {
 ReadResult readRows(PgSession& session, CatalogCache& catalogs, const std::string& project_id,
                     const CatalogScope& scope,
                     const std::function<SqlStatement(const Catalog&)>& build);
+// readRows on a core thread (worker_pool.hpp, answerSoon). Throws NeedsPool, having sent
+// nothing, unless the scope's kept catalogue is trusted, the statement builds from it and is
+// prepared on the session; throws NeedsPool too when the database refuses the statement as not
+// fitting the schema (a read changes nothing: the pool reads again with a fresh catalogue).
+// Waits at most `wait` for the answer: nothing when it has not come, and the read is still in
+// flight on the session for awaitRead on the pool.
+std::optional<ReadResult> readRowsNow(PgSession& session, CatalogCache& catalogs,
+                                      const std::string& project_id, const CatalogScope& scope,
+                                      const std::function<SqlStatement(const Catalog&)>& build,
+                                      std::chrono::microseconds wait);
+// The answer of the read readRowsNow left in flight, or, when the schema turned out to have
+// changed, readRows with a fresh catalogue.
+ReadResult awaitRead(PgSession& session, CatalogCache& catalogs, const std::string& project_id,
+                     const CatalogScope& scope,
+                     const std::function<SqlStatement(const Catalog&)>& build);
+
 // One statement as it is; more inside BEGIN ... COMMIT (rolled back when one fails). Then
 // statement_timeout is put back to statement_timeout_ms (a trigger may have changed it).
 WriteResult runWrites(PgSession& session, const std::vector<SqlStatement>& statements,

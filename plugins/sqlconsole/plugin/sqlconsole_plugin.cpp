@@ -18,6 +18,11 @@ class SqlconsolePlugin final : public berth::Plugin {
                 berth::IntRange{0, 64});
     r.configInt("statement_timeout_seconds", 15,
                 "a statement running longer is stopped (api.md: 15)", berth::IntRange{1, 3600});
+    r.configInt("core_thread_wait_us", 2000,
+                "how long a read of the rows routes or /_data may hold the core thread that "
+                "received it, waiting for the database, before the plugin's workers take it "
+                "over (0: every request goes to the workers)",
+                berth::IntRange{0, 1000000});
     r.configInt("catalog_recheck_ms", 1000,
                 "how long the rows routes trust a table's kept catalogue before checking it "
                 "again (0: check on every request)",
@@ -50,6 +55,7 @@ class SqlconsolePlugin final : public berth::Plugin {
     s.apps_domain = services.coreSetting("server.apps_domain").value_or("localhost");
     s.statement_timeout_ms = config.value("statement_timeout_seconds", 15) * 1000;
     s.catalog_recheck_ms = config.value("catalog_recheck_ms", 1000);
+    s.core_thread_wait = std::chrono::microseconds(config.value("core_thread_wait_us", 2000));
     context_.connections = std::make_unique<ProjectConnections>(
         services, static_cast<size_t>(config.value("idle_connections", 4)),
         std::vector<std::pair<std::string, std::string>>{

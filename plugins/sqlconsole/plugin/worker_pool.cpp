@@ -1,4 +1,3 @@
-#include <cstdlib>
 #include "worker_pool.hpp"
 
 namespace berth::sqlconsole {
@@ -41,13 +40,15 @@ void WorkerPool::run() {
   }
 }
 
-void answerLater(WorkerPool& pool, const berth::Logger& logger, berth::Request request,
-                 berth::Responder responder,
-                 std::function<void(const berth::Request&, berth::Responder&)> work) {
-  auto exchange = berth::Exchange::make(std::move(request), std::move(responder));
+namespace {
+
+using Work = std::function<void(const berth::Request&, berth::Responder&)>;
+
+// work on the pool, its errors answered: a berth::Error as it says, anything else 500 (logged).
+bool post(WorkerPool& pool, const berth::Logger& logger,
+          const std::shared_ptr<berth::Exchange>& exchange, Work work) {
   std::string request_id = exchange->request.id();
-  static const bool inline_run = getenv("BERTH_INLINE") != nullptr;
-  auto task = [exchange, logger, request_id, work = std::move(work)] {
+  return pool.post([exchange, logger, request_id, work = std::move(work)] {
     try {
       work(exchange->request, exchange->responder);
     } catch (const berth::Error& e) {
@@ -56,10 +57,43 @@ void answerLater(WorkerPool& pool, const berth::Logger& logger, berth::Request r
       logger.write(berth::LogLevel::Error, request_id, std::string("sqlconsole: ") + e.what());
       exchange->responder.error(500, "internal error");
     }
-  };
-  if (inline_run) { task(); return; }
-  bool queued = pool.post(task);
-  if (!queued) exchange->responder.error(503, "the database console is busy; try again");
+  });
+}
+
+}  // namespace
+
+void answerLater(WorkerPool& pool, const berth::Logger& logger, berth::Request request,
+                 berth::Responder responder, Work work) {
+  auto exchange = berth::Exchange::make(std::move(request), std::move(responder));
+  if (!post(pool, logger, exchange, std::move(work)))
+    exchange->responder.error(503, "the database console is busy; try again");
+}
+
+void answerSoon(WorkerPool& pool, const berth::Logger& logger, berth::Request request,
+                berth::Responder responder,
+                std::function<void(const berth::Request&, berth::Responder&, RunOn)> work) {
+  auto exchange = berth::Exchange::make(std::move(request), std::move(responder));
+  Work rest;
+  try {
+    work(exchange->request, exchange->responder, RunOn::CoreThread);
+    return;
+  } catch (const NeedsPool&) {
+    rest = [work](const berth::Request& req, berth::Responder& resp) {
+      work(req, resp, RunOn::Pool);
+    };
+  } catch (FinishOnPool& finish) {
+    rest = std::move(finish.rest);
+  } catch (const berth::Error& e) {
+    exchange->responder.error(e);
+    return;
+  } catch (const std::exception& e) {
+    logger.write(berth::LogLevel::Error, exchange->request.id(),
+                 std::string("sqlconsole: ") + e.what());
+    exchange->responder.error(500, "internal error");
+    return;
+  }
+  if (!post(pool, logger, exchange, std::move(rest)))
+    exchange->responder.error(503, "the database console is busy; try again");
 }
 
 }  // namespace berth::sqlconsole

@@ -1,5 +1,10 @@
 #include "pg_session.hpp"
 
+#include <poll.h>
+
+#include <cerrno>
+#include <ctime>
+
 namespace berth::sqlconsole {
 
 namespace {
@@ -186,6 +191,48 @@ std::pair<PgOutcome, PgOutcome> PgSession::execPreparedPair(const std::string& f
     return execPreparedPair(first_sql, first_params, second_sql, second_params, true);
   }
   return {std::move(first), std::move(second)};
+}
+
+bool PgSession::sendPrepared(const std::string& sql, const PgParams& params) {
+  auto it = prepared_.find(sql);
+  if (it == prepared_.end()) return false;
+  std::vector<const char*> values = valuePointers(params);
+  if (PQsendQueryPrepared(raw(), it->second.c_str(), static_cast<int>(values.size()), values.data(),
+                          nullptr, nullptr, 0) != 1) {
+    broken_ = true;
+    throw PgError(trimmed(PQerrorMessage(raw())), "");
+  }
+  in_flight_ = sql;
+  return true;
+}
+
+bool PgSession::answered(std::chrono::microseconds wait) {
+  const auto deadline = std::chrono::steady_clock::now() + wait;
+  for (;;) {
+    if (PQconsumeInput(raw()) != 1) return true;  // takeResult reports the failure
+    if (PQisBusy(raw()) == 0) return true;
+    const auto left = std::chrono::duration_cast<std::chrono::microseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    // ppoll takes the wait in nanoseconds: a millisecond poll would round 0.5 ms up to 1.
+    pollfd socket{PQsocket(raw()), POLLIN, 0};
+    const timespec timeout{static_cast<time_t>(left.count() / 1000000),
+                           static_cast<long>(left.count() % 1000000) * 1000};
+    if (ppoll(&socket, 1, &timeout, nullptr) < 0 && errno != EINTR) return true;
+  }
+}
+
+PgResult PgSession::takeResult() {
+  const std::string sql = std::move(in_flight_);
+  in_flight_.clear();
+  PgResult first(PQgetResult(raw()));
+  while (PGresult* more = PQgetResult(raw())) PQclear(more);
+  try {
+    return checkResult(raw(), first.release());
+  } catch (const PgError& e) {
+    if (e.sqlstate() == kUndefinedPreparedStatement) prepared_.erase(sql);
+    throw;
+  }
 }
 
 void PgSession::discardAll() {

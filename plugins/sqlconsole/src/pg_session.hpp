@@ -85,6 +85,16 @@ class PgSession {
                                                    const std::string& second_sql,
                                                    const PgParams& second_params,
                                                    bool retried = false);
+  // A statement prepared on this session before, in three steps, for a caller that must not
+  // wait long (a core server thread): sendPrepared sends it, or returns false and sends nothing
+  // when it has not been prepared here; answered(wait) tells whether its answer came within
+  // `wait`; takeResult waits for the answer and returns it (PgError on a refusal, as
+  // execPrepared). A sent statement's result must be taken before the session runs anything
+  // else.
+  bool sendPrepared(const std::string& sql, const PgParams& params);
+  bool answered(std::chrono::microseconds wait);
+  PgResult takeResult();
+
   // DISCARD ALL: session state back to its start values; prepared statements forgotten.
   void discardAll();
   static constexpr size_t kMaxPrepared = 200;
@@ -108,7 +118,8 @@ class PgSession {
   std::unique_ptr<PGconn, ConnFree> conn_;
   std::unordered_map<std::string, std::string> prepared_;  // statement text -> name
   uint64_t next_name_ = 0;
-  bool broken_ = false;  // a pipeline failed half way: never reused
+  bool broken_ = false;    // a pipeline failed half way: never reused
+  std::string in_flight_;  // the text of the statement sendPrepared sent
 };
 
 // Throws PgError for a failed result (fatal error, bad response, no result); returns it as is
