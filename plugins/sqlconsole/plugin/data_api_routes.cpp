@@ -240,6 +240,9 @@ class DataRequest {
         read(*result, query, head);
         return;
       }
+      context_.logger()
+          .withProject(project_.name)
+          .debug(request_, movedToPoolMessage(context_.settings.core_thread_wait));
       throw FinishOnPool{[&context = context_, project = project_, lease, scope, build, query,
                           head](const berth::Request& req, berth::Responder& resp) {
         dataApiErrorsAnswered(resp, [&] {

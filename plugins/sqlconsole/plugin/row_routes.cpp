@@ -87,6 +87,9 @@ void answerRead(Context& context, const berth::Request& request, berth::Responde
       answerRows(responder, *read, query);
       return;
     }
+    context.logger()
+        .withProject(project.name)
+        .debug(request, movedToPoolMessage(context.settings.core_thread_wait));
     throw FinishOnPool{[&context, lease, project, scope, build, query](const berth::Request& req,
                                                                        berth::Responder& resp) {
       grammarRefusalsAnswered([&] {

@@ -69,6 +69,11 @@ void answerLater(WorkerPool& pool, const berth::Logger& logger, berth::Request r
     exchange->responder.error(503, "the database console is busy; try again");
 }
 
+std::string movedToPoolMessage(std::chrono::microseconds wait) {
+  return "the database did not answer the read within " + std::to_string(wait.count()) +
+         " us; a worker waits for it";
+}
+
 void answerSoon(WorkerPool& pool, const berth::Logger& logger, berth::Request request,
                 berth::Responder responder,
                 std::function<void(const berth::Request&, berth::Responder&, RunOn)> work) {

@@ -3,6 +3,7 @@
 #pragma once
 #include <berth/plugin.hpp>
 
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -58,6 +59,9 @@ struct NeedsPool {};
 struct FinishOnPool {
   std::function<void(const berth::Request&, berth::Responder&)> rest;
 };
+
+// The debug line a read that moves to the pool leaves (with its request and project).
+std::string movedToPoolMessage(std::chrono::microseconds wait);
 
 void answerSoon(WorkerPool& pool, const berth::Logger& logger, berth::Request request,
                 berth::Responder responder,
