@@ -13,7 +13,8 @@
 // route, `total` (a count over the filter).
 // Each line also shows the CPU each kind of process spent per request (berthd, nginx, postgres,
 // and the client: wrk or pgbench), read from /proc around the run.
-// Usage: build/bench/bench_rows [clients (connections), default 8] [seconds per case, default 8]
+// Usage: [CORE_THREAD_WAIT_US=n] build/bench/bench_rows [clients (connections), default 8] [seconds
+// per case, default 8]
 //                               [cases: all (default), id, page, or parts: the statements
 //                                a by-id read sends, each under pgbench alone]
 #include <curl/curl.h>
@@ -210,6 +211,9 @@ int main(int argc, char** argv) {
   options.plugins = {"projects", "sqlconsole"};
   // As many kept connections as workers, so none is opened per request.
   options.extra_yaml = "sqlconsole:\n  workers: 8\n  idle_connections: 8\n";
+  // CORE_THREAD_WAIT_US=n compares sqlconsole.core_thread_wait_us settings (0: workers only).
+  if (const char* wait = std::getenv("CORE_THREAD_WAIT_US"))
+    options.extra_yaml += "  core_thread_wait_us: " + std::string(wait) + "\n";
   BerthdProcess server(options);
   server.start();
   std::string token = server.createAccountWithToken("bench@example.com", "pro");
