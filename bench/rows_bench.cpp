@@ -289,12 +289,19 @@ int main(int argc, char** argv) {
       const char* what;
       std::string url, mode, script;
     };
+    // The by-id read as the rows route sends it: the read, and statement_timeout put back
+    // after it, in one statement (catalog_fingerprint.hpp withStatementTimeoutReset).
     const std::string read_sql =
-        "SELECT (SELECT count(*) FROM \"public\".\"items\" AS t0 WHERE (t0.\"id\" = :n)) AS total,"
-        " coalesce(json_agg(_r.*), '[]') AS rows, count(*) AS returned FROM (SELECT t0.\"id\" AS"
-        " \"id\", t0.\"name\" AS \"name\", t0.\"category\" AS \"category\", t0.\"price\" AS"
-        " \"price\", t0.\"owner_id\" AS \"owner_id\" FROM \"public\".\"items\" AS t0 WHERE"
-        " (t0.\"id\" = :n) LIMIT 50::bigint OFFSET 0::bigint) AS _r;\n";
+        "SELECT _read.*, set_config('statement_timeout', '15000', false) FROM (SELECT (SELECT "
+        "count(*) FROM \"public\".\"items\" AS t0 WHERE (t0.\"id\" = :n)) AS total,"
+        " coalesce(json_agg(_r.*), '[]') AS rows, count(*) AS returned FROM (SELECT t0.* FROM "
+        "\"public\".\"items\" AS t0 WHERE (t0.\"id\" = :n) LIMIT 50::bigint OFFSET 0::bigint) "
+        "AS _r) AS _read;\n";
+    const std::string read_without_reset_sql =
+        "SELECT (SELECT count(*) FROM \"public\".\"items\" AS t0 WHERE (t0.\"id\" = :n)) AS "
+        "total, coalesce(json_agg(_r.*), '[]') AS rows, count(*) AS returned FROM (SELECT t0.* "
+        "FROM \"public\".\"items\" AS t0 WHERE (t0.\"id\" = :n) LIMIT 50::bigint OFFSET "
+        "0::bigint) AS _r;\n";
     // The fingerprint as catalog_fingerprint.cpp has it, with the names given as a literal (the
     // sub-select hides them from the planner either way).
     const std::string fingerprint_sql =
@@ -343,6 +350,8 @@ int main(int argc, char** argv) {
          {Part{"plain SELECT by id", url, "extended", pg_by_id},
           Part{"the read as berthd builds it", url, "extended", set + read_sql},
           Part{"the same, prepared", url, "prepared", set + read_sql},
+          Part{"the same without the reset", url, "prepared", set + read_without_reset_sql},
+          Part{"plain SELECT by id, prepared", url, "prepared", pg_by_id},
           Part{"catalogue fingerprint", url, "prepared", fingerprint_sql},
           Part{"the same, scanning pg_class", url, "prepared", old_fingerprint_sql},
           Part{"SELECT 1", url, "prepared", "SELECT 1;\n"},

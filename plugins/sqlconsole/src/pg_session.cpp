@@ -208,8 +208,9 @@ bool PgSession::sendPrepared(const std::string& sql, const PgParams& params) {
 
 bool PgSession::answered(std::chrono::microseconds wait) {
   const auto deadline = std::chrono::steady_clock::now() + wait;
+  // Polls before reading: right after sending, a read would only find nothing (a system call
+  // per request for naught).
   for (;;) {
-    if (PQconsumeInput(raw()) != 1) return true;  // takeResult reports the failure
     if (PQisBusy(raw()) == 0) return true;
     const auto left = std::chrono::duration_cast<std::chrono::microseconds>(
         deadline - std::chrono::steady_clock::now());
@@ -219,6 +220,8 @@ bool PgSession::answered(std::chrono::microseconds wait) {
     const timespec timeout{static_cast<time_t>(left.count() / 1000000),
                            static_cast<long>(left.count() % 1000000) * 1000};
     if (ppoll(&socket, 1, &timeout, nullptr) < 0 && errno != EINTR) return true;
+    if ((socket.revents & (POLLIN | POLLERR | POLLHUP)) != 0 && PQconsumeInput(raw()) != 1)
+      return true;  // takeResult reports the failure
   }
 }
 
