@@ -208,11 +208,7 @@ class DataRequest {
     if (op == Operation::Delete && query.filters.empty())
       throw DataApiError(400, "a delete needs a filter");
 
-    std::optional<ProjectConnections::Lease> idle =
-        now ? context_.connections->idleLease(project_.id) : std::nullopt;
-    if (now && !idle) throw NeedsPool{};
-    auto lease = std::make_shared<ProjectConnections::Lease>(
-        idle ? std::move(*idle) : context_.connections->lease(project_.id));
+    auto lease = leaseFor(*context_.connections, project_.id, where);
     const CatalogScope scope = catalogScopeFor(table, query);
     const bool head = method == "HEAD";
     if (op != Operation::Read) {

@@ -67,11 +67,7 @@ void answerRead(Context& context, const berth::Request& request, berth::Responde
   const ProjectRef project = kept ? *kept : reachableProject(context, request);
   const std::string table = request.param("table");
   const RestQuery query = parsedQuery(request);
-  std::optional<ProjectConnections::Lease> idle =
-      now ? context.connections->idleLease(project.id) : std::nullopt;
-  if (now && !idle) throw NeedsPool{};
-  auto lease = std::make_shared<ProjectConnections::Lease>(
-      idle ? std::move(*idle) : context.connections->lease(project.id));
+  auto lease = leaseFor(*context.connections, project.id, where);
   const CatalogScope scope = catalogScopeFor(table, query);
   const std::function<SqlStatement(const Catalog&)> build = [table, query](const Catalog& c) {
     return buildRead(c, table, query);

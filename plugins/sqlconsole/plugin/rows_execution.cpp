@@ -1,7 +1,6 @@
 #include "rows_execution.hpp"
 
 #include "catalog_fingerprint.hpp"
-#include "worker_pool.hpp"
 
 namespace berth::sqlconsole {
 namespace {
@@ -90,6 +89,15 @@ ReadResult readRows(PgSession& session, CatalogCache& catalogs, const std::strin
     }
   }
   return runRead(session, catalogs.with(session, project_id, scope, build), timeout_ms);
+}
+
+std::shared_ptr<ProjectConnections::Lease> leaseFor(ProjectConnections& connections,
+                                                    const std::string& project_id, RunOn where) {
+  if (where == RunOn::Pool)
+    return std::make_shared<ProjectConnections::Lease>(connections.lease(project_id));
+  std::optional<ProjectConnections::Lease> idle = connections.idleLease(project_id);
+  if (!idle) throw NeedsPool{};
+  return std::make_shared<ProjectConnections::Lease>(std::move(*idle));
 }
 
 std::optional<ReadResult> readRowsNow(PgSession& session, CatalogCache& catalogs,

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "catalog_cache.hpp"
 #include "project_connections.hpp"
 #include "rest_sql.hpp"
+#include "worker_pool.hpp"
 
 namespace berth::sqlconsole {
 
@@ -38,6 +40,12 @@ struct WriteResult {
 ReadResult readRows(PgSession& session, CatalogCache& catalogs, const std::string& project_id,
                     const CatalogScope& scope,
                     const std::function<SqlStatement(const Catalog&)>& build);
+// A connection to the project's database for a request running `where`: on a core thread only
+// an idle one (NeedsPool when there is none: opening one may take long). Shared, so that a read
+// left in flight can go to the pool with it (FinishOnPool).
+std::shared_ptr<ProjectConnections::Lease> leaseFor(ProjectConnections& connections,
+                                                    const std::string& project_id, RunOn where);
+
 // readRows on a core thread (worker_pool.hpp, answerSoon). Throws NeedsPool, having sent
 // nothing, unless the scope's kept catalogue is trusted, the statement builds from it and is
 // prepared on the session; throws NeedsPool too when the database refuses the statement as not
