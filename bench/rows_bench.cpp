@@ -13,8 +13,8 @@
 // route, `total` (a count over the filter).
 // Each line also shows the CPU each kind of process spent per request (berthd, nginx, postgres,
 // and the client: wrk or pgbench), read from /proc around the run.
-// Usage: [CORE_THREAD_WAIT_US=n] build/bench/bench_rows [clients (connections), default 8] [seconds
-// per case, default 8]
+// Usage: [CORE_THREAD_WAIT_US=n] [BACKEND_THREADS=n] build/bench/bench_rows [clients (connections),
+// default 8] [seconds per case, default 8]
 //                               [cases: all (default), id, page, or parts: the statements
 //                                a by-id read sends, each under pgbench alone]
 #include <curl/curl.h>
@@ -212,6 +212,9 @@ int main(int argc, char** argv) {
   // As many kept connections as workers, so none is opened per request.
   options.extra_yaml = "sqlconsole:\n  workers: 8\n  idle_connections: 8\n";
   // CORE_THREAD_WAIT_US=n compares sqlconsole.core_thread_wait_us settings (0: workers only).
+  // BACKEND_THREADS=n: the core's server threads (edge.backend_threads, 4 by default).
+  if (const char* n = std::getenv("BACKEND_THREADS"))
+    options.set.push_back("edge.backend_threads=" + std::string(n));
   if (const char* wait = std::getenv("CORE_THREAD_WAIT_US"))
     options.extra_yaml += "  core_thread_wait_us: " + std::string(wait) + "\n";
   BerthdProcess server(options);
