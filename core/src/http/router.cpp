@@ -32,34 +32,38 @@ void checkPattern(const std::string& pattern) {
   }
 }
 
-// Matches one pattern; fills params on success.
-bool matchPattern(const std::string& pattern, const std::vector<std::string_view>& path,
-                  std::string_view raw_path, std::map<std::string, std::string>& params) {
-  auto pat = splitPath(pattern);
-  std::map<std::string, std::string> found;
-  size_t offset = raw_path.empty() || raw_path[0] != '/' ? 0 : 1;
-  for (size_t i = 0; i < pat.size(); ++i) {
-    std::string_view p = pat[i];
-    if (!p.empty() && p[0] == '*') {
-      if (i >= path.size()) return false;
-      std::string_view rest = raw_path.substr(offset);
-      if (rest.empty()) return false;
-      found[std::string(p.substr(1))] = std::string(rest);
-      params = std::move(found);
-      return true;
-    }
+// Whether a pattern's segments match the path's, without allocating: most routes do not, and
+// every request is tried against every route.
+bool matches(const std::vector<std::string>& pattern, const std::vector<std::string_view>& path) {
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    const std::string& p = pattern[i];
     if (i >= path.size()) return false;
+    if (!p.empty() && p[0] == '*') return !path[i].empty() || i + 1 < path.size();
     if (!p.empty() && p[0] == ':') {
       if (path[i].empty()) return false;
-      found[std::string(p.substr(1))] = std::string(path[i]);
     } else if (p != path[i]) {
       return false;
     }
+  }
+  return pattern.size() == path.size();
+}
+
+// The parameters of a pattern that matches().
+std::map<std::string, std::string> paramsOf(const std::vector<std::string>& pattern,
+                                            const std::vector<std::string_view>& path,
+                                            std::string_view raw_path) {
+  std::map<std::string, std::string> found;
+  size_t offset = raw_path.empty() || raw_path[0] != '/' ? 0 : 1;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    const std::string& p = pattern[i];
+    if (!p.empty() && p[0] == '*') {
+      found[p.substr(1)] = std::string(raw_path.substr(offset));
+      break;
+    }
+    if (!p.empty() && p[0] == ':') found[p.substr(1)] = std::string(path[i]);
     offset += path[i].size() + 1;
   }
-  if (pat.size() != path.size()) return false;
-  params = std::move(found);
-  return true;
+  return found;
 }
 
 }  // namespace
@@ -72,6 +76,13 @@ void Router::add(Route route) {
       throw std::runtime_error("route " + route.method + " " + route.pattern + " is claimed by " +
                                r->owner + " and by " + route.owner);
   }
+  Compiled compiled;
+  for (std::string_view segment : splitPath(route.pattern)) compiled.segments.emplace_back(segment);
+  for (const std::string& segment : compiled.segments) {
+    if (!segment.empty() && (segment[0] == ':' || segment[0] == '*')) break;
+    ++compiled.literal_prefix;
+  }
+  compiled_.push_back(std::move(compiled));
   routes_.push_back(std::make_unique<Route>(std::move(route)));
 }
 
@@ -81,28 +92,27 @@ RouteMatch Router::match(const std::string& method, const std::string& path,
   auto parts = splitPath(path);
   // Literal segments beat parameters: prefer the route with the most literal prefix.
   int best_score = -1;
-  for (const auto& r : routes_) {
-    if (r->project_host != project_host) continue;
-    std::map<std::string, std::string> params;
-    if (!matchPattern(r->pattern, parts, path, params)) continue;
+  size_t best = 0;
+  for (size_t i = 0; i < routes_.size(); ++i) {
+    const Route& r = *routes_[i];
+    if (r.project_host != project_host || !matches(compiled_[i].segments, parts)) continue;
     bool method_ok =
-        r->method == method || r->method == "*" || (method == "HEAD" && r->method == "GET");
+        r.method == method || r.method == "*" || (method == "HEAD" && r.method == "GET");
     if (!method_ok) {
-      result.allowed.push_back(r->method);
+      result.allowed.push_back(r.method);
       continue;
     }
-    int score = 0;
-    for (auto seg : splitPath(r->pattern)) {
-      if (!seg.empty() && (seg[0] == ':' || seg[0] == '*')) break;
-      ++score;
-    }
-    if (r->method == method) score += 1000;  // an exact method beats "*"
+    int score = compiled_[i].literal_prefix;
+    if (r.method == method) score += 1000;  // an exact method beats "*"
     if (score > best_score) {
       best_score = score;
-      result.kind = RouteMatch::Kind::Found;
-      result.route = r.get();
-      result.params = std::move(params);
+      best = i;
     }
+  }
+  if (best_score >= 0) {
+    result.kind = RouteMatch::Kind::Found;
+    result.route = routes_[best].get();
+    result.params = paramsOf(compiled_[best].segments, parts, path);
   }
   if (result.kind != RouteMatch::Kind::Found && !result.allowed.empty())
     result.kind = RouteMatch::Kind::MethodNotAllowed;

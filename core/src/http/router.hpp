@@ -48,7 +48,13 @@ class Router {
   const std::vector<std::unique_ptr<Route>>& routes() const { return routes_; }
 
  private:
+  // Each route's pattern, split once when it is added (matching runs for every request).
+  struct Compiled {
+    std::vector<std::string> segments;
+    int literal_prefix = 0;  // literal segments before the first parameter: more wins
+  };
   std::vector<std::unique_ptr<Route>> routes_;
+  std::vector<Compiled> compiled_;  // by index in routes_
 };
 
 }  // namespace berth::core
