@@ -1,4 +1,5 @@
 #include "auth/accounts.hpp"
+#include "util/ascii.hpp"
 
 #include <openssl/evp.h>
 #include <openssl/rand.h>
@@ -23,9 +24,7 @@ int64_t nowSeconds() {
 std::string lowerTrim(std::string s) {
   s.erase(0, s.find_first_not_of(" \t"));
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.pop_back();
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
+  return asciiLower(std::move(s));
 }
 
 bool validEmail(const std::string& email) {

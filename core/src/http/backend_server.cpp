@@ -11,6 +11,7 @@
 #include "auth/accounts.hpp"
 #include "http/host_routing.hpp"
 #include "log/logging.hpp"
+#include "util/ascii.hpp"
 
 namespace berth::core {
 
@@ -32,11 +33,6 @@ class AnyHeader final : public Http::Header::Header {
   std::string name_, value_;
 };
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 std::shared_ptr<HttpRequest> copyRequest(const Http::Request& req) {
   auto out = std::make_shared<HttpRequest>();
   out->method = Http::methodString(req.method());
@@ -46,9 +42,10 @@ std::shared_ptr<HttpRequest> copyRequest(const Http::Request& req) {
     value.str(std::string());
     value.clear();
     h->write(value);
-    out->headers[lower(h->name())] = value.str();
+    out->headers[asciiLower(h->name())] = value.str();
   }
-  for (const auto& [name, raw] : req.headers().rawList()) out->headers[lower(name)] = raw.value();
+  for (const auto& [name, raw] : req.headers().rawList())
+    out->headers[asciiLower(name)] = raw.value();
 
   // The edge passes the URI exactly as the client sent it, so repeated and ordered query
   // parameters survive (Pistache keeps them in a hash map).

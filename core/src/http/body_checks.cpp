@@ -1,4 +1,5 @@
 #include "http/body_checks.hpp"
+#include "util/ascii.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -13,9 +14,7 @@ bool isJsonContentType(const std::string& content_type) {
   mime.erase(
       std::remove_if(mime.begin(), mime.end(), [](unsigned char c) { return std::isspace(c); }),
       mime.end());
-  std::transform(mime.begin(), mime.end(), mime.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return mime == "application/json";
+  return asciiLower(std::move(mime)) == "application/json";
 }
 
 namespace {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "http/body_checks.hpp"
+#include "util/ascii.hpp"
 
 namespace berth::core {
 
@@ -13,10 +14,7 @@ std::string bearerToken(const std::string* authorization) {
   if (!authorization) return {};
   const std::string& v = *authorization;
   if (v.size() < 7) return {};
-  std::string scheme = v.substr(0, 7);
-  std::transform(scheme.begin(), scheme.end(), scheme.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (scheme != "bearer ") return {};
+  if (asciiLower(v.substr(0, 7)) != "bearer ") return {};
   std::string token = v.substr(7);
   token.erase(0, token.find_first_not_of(' '));
   while (!token.empty() && token.back() == ' ') token.pop_back();

@@ -1,4 +1,5 @@
 #include "http/host_routing.hpp"
+#include "util/ascii.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -18,9 +19,7 @@ std::string HostRouting::normalise(const std::string& host_header) {
     if (colon != std::string::npos) host = host.substr(0, colon);
   }
   while (!host.empty() && host.back() == '.') host.pop_back();
-  std::transform(host.begin(), host.end(), host.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return host;
+  return asciiLower(std::move(host));
 }
 
 bool HostRouting::isProjectHost(const std::string& host) const {

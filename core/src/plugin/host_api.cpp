@@ -15,6 +15,7 @@
 #include "plugin/declarations.hpp"
 #include "plugin/host_call.hpp"
 #include "plugin/request_bridge.hpp"
+#include "util/ascii.hpp"
 
 namespace berth::core {
 
@@ -217,8 +218,7 @@ int32_t jobStopRequested(const berth_job_ctx* ctx) noexcept {
 
 // Hosts end up in nginx's configuration, so only plain host names pass.
 std::string checkedHostName(berth_str raw) {
-  std::string host = copy(raw);
-  for (char& c : host) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string host = asciiLower(copy(raw));
   const bool plain = std::all_of(host.begin(), host.end(), [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.';
   });

@@ -8,6 +8,7 @@
 #include "log/logging.hpp"
 #include "plugin/abi_views.hpp"
 #include "plugin/plugin_manager.hpp"
+#include "util/ascii.hpp"
 
 berth_request::berth_request(std::shared_ptr<const berth::core::HttpRequest> request)
     : http(std::move(request)) {
@@ -74,9 +75,7 @@ berth_str requestPart(const berth_request* request, uint32_t part, berth_str nam
       case BERTH_REQ_PATH_PARAM:
         return mapped(http.path_params, copy(name));
       case BERTH_REQ_HEADER: {
-        std::string lower = copy(name);
-        for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        return mapped(http.headers, lower);
+        return mapped(http.headers, asciiLower(copy(name)));
       }
       case BERTH_REQ_BODY:
         return borrow(http.body);

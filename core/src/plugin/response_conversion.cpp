@@ -12,6 +12,7 @@
 #include "log/logging.hpp"
 #include "plugin/abi_views.hpp"
 #include "plugin/plugin_manager.hpp"
+#include "util/ascii.hpp"
 
 namespace berth::core {
 namespace {
@@ -47,7 +48,7 @@ constexpr std::string_view kFastCgiScriptHeader = "x-berth-fastcgi-script";
 bool sameLowercase(std::string_view name, std::string_view lower) {
   if (name.size() != lower.size()) return false;
   for (size_t i = 0; i < name.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(name[i])) != lower[i]) return false;
+    if (asciiLower(name[i]) != lower[i]) return false;
   return true;
 }
 
