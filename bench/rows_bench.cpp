@@ -85,6 +85,9 @@ std::map<std::string, long> cpuTicksByName() {
 std::map<std::string, double> cpuPerRequest(const std::function<double()>& load, double seconds) {
   const auto before = cpuTicksByName();
   const double requests = load() * seconds;  // load returns its rate
+  // pgbench's connections end with it; their CPU reaches the postmaster's count once it has
+  // reaped them, a moment later.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
   const auto after = cpuTicksByName();
   const double tick_us = 1e6 / static_cast<double>(sysconf(_SC_CLK_TCK));
   std::map<std::string, double> out;
