@@ -58,7 +58,11 @@ TEST(ApiLifecycle, SigtermLetsTheRequestInFlightFinishAndExitsZero) {
   server.start();
   HttpResult slow;
   std::thread client([&] { slow = server.api().get("/edgecheck/slow?ms=1500"); });
-  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  // Until berthd has the request (a fixed pause was too short on a loaded machine).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (server.output().find("edgecheck: slow request in flight") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   auto status = server.terminate();
   client.join();
   EXPECT_EQ(slow.status, 200) << slow.body << slow.error;
