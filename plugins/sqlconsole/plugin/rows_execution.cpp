@@ -148,9 +148,6 @@ WriteResult runWrites(PgSession& session, const std::vector<SqlStatement>& state
       }
     }
     if (transaction) session.execSimple("COMMIT");
-    // A trigger may have called set_config; a read trusting its catalogue does not reset first.
-    SqlStatement reset = statementTimeoutReset(statement_timeout_ms);
-    session.execPrepared(reset.text, reset.params);
   } catch (...) {
     if (transaction && PQtransactionStatus(session.raw()) != PQTRANS_IDLE) {
       try {
@@ -160,6 +157,14 @@ WriteResult runWrites(PgSession& session, const std::vector<SqlStatement>& state
       }
     }
     throw;
+  }
+  // A trigger may have called set_config, and a read trusting its catalogue does not put the
+  // limit back before it runs. The write has committed: a failure here is no failure of it.
+  try {
+    SqlStatement reset = statementTimeoutReset(statement_timeout_ms);
+    session.execPrepared(reset.text, reset.params);
+  } catch (const PgError&) {
+    session.markBroken();  // never handed out again with the limit in doubt
   }
   return out;
 }

@@ -104,6 +104,8 @@ class PgSession {
 
   // Healthy and outside any transaction: safe to hand to the next request.
   bool reusable() const;
+  // Not reusable from now on, whatever its state (the caller cannot vouch for it).
+  void markBroken() noexcept { broken_ = true; }
   PGconn* raw() const noexcept { return conn_.get(); }
   // Statements kept prepared on this session (for tests).
   size_t preparedCount() const noexcept { return prepared_.size(); }
