@@ -18,8 +18,9 @@ namespace berth::sqlconsole {
 //
 // The same statement puts the session's statement_timeout back to `statement_timeout_ms`: a
 // view or trigger of the project's own may have called set_config on this pooled connection,
-// and no statement of the rows routes may run without the limit. It is the first statement of
-// every rows and /_data request, so this costs no extra round trip.
+// and no statement of the rows routes may run without the limit. (Reads and writes also put it
+// back after themselves, below and in rows_execution.hpp, since a trusted catalogue skips this
+// check.)
 std::string catalogFingerprint(PgSession& session, const std::vector<std::string>& tables,
                                int statement_timeout_ms);
 
