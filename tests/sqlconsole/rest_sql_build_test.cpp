@@ -115,8 +115,10 @@ TEST(RestSqlRead, FiltersOrderAndPageAreBoundOnce) {
                                 {"limit", "10"},
                                 {"offset", "20"}}));
   EXPECT_EQ(s.text,
-            "SELECT (SELECT count(*) FROM \"public\".\"customers\" AS t0 WHERE (t0.\"age\" >= "
-            "$1)) AS total, coalesce(json_agg(_r.*), '[]') AS rows, count(*) AS returned FROM "
+            "SELECT CASE WHEN count(*) < $2::bigint AND (count(*) > 0 OR $3::bigint = 0) THEN "
+            "$3::bigint + count(*) ELSE (SELECT count(*) FROM \"public\".\"customers\" AS t0 "
+            "WHERE (t0.\"age\" >= $1)) END AS total, coalesce(json_agg(_r.*), '[]') AS rows, "
+            "count(*) AS returned FROM "
             "(SELECT t0.\"id\" AS \"id\", t0.\"name\" AS \"name\" FROM \"public\".\"customers\" "
             "AS t0 WHERE (t0.\"age\" >= $1) ORDER BY t0.\"name\" DESC NULLS LAST, t0.\"id\" ASC "
             "LIMIT $2::bigint OFFSET $3::bigint) AS _r");

@@ -49,6 +49,8 @@ const char* kSchema = R"SQL(
     (1, 'The quick brown fox jumps', '[1,5)'), (2, 'Lazy dogs sleep all day', '[5,10)'),
     (3, 'A fox and a dog are friends', '[20,30)');
   INSERT INTO numbers SELECT generate_series(1, 250);
+  CREATE SEQUENCE scans;
+  CREATE VIEW counted AS SELECT id FROM numbers WHERE nextval('scans') > 0 OFFSET 0;
 )SQL";
 
 class RowsApi : public SqlconsoleServerSuite {
@@ -120,6 +122,48 @@ TEST_F(RowsApi, ReadsAPageWithLimitOffsetAndTotal) {
   EXPECT_TRUE(body["rows"].empty());
   r = get("numbers", {{"order", "id.desc"}, {"limit", "3"}, {"offset", "1"}});
   EXPECT_EQ(ids(r.json()["rows"]), (std::vector<int>{249, 248, 247}));
+}
+
+TEST_F(RowsApi, TotalIsRightAtEveryEdgeOfThePage) {
+  struct Case {
+    std::vector<std::pair<std::string, std::string>> params;
+    int returned;
+    int total;
+  };
+  for (const Case& c :
+       {Case{{{"limit", "50"}}, 50, 250},                        // a full page: counted
+        Case{{{"limit", "50"}, {"offset", "200"}}, 50, 250},     // full, and the last one
+        Case{{{"limit", "50"}, {"offset", "230"}}, 20, 250},     // short: the end
+        Case{{{"limit", "50"}, {"offset", "250"}}, 0, 250},      // empty past the end
+        Case{{{"limit", "50"}, {"offset", "9999"}}, 0, 250},     // far past it
+        Case{{{"id", "eq.7"}}, 1, 1},                            // by id
+        Case{{{"id", "gt.1000"}}, 0, 0},                         // nothing matches
+        Case{{{"id", "gt.1000"}, {"offset", "5"}}, 0, 0},        // nor past the start
+        Case{{{"id", "lte.200"}, {"limit", "200"}}, 200, 200}})  // exactly the limit
+  {
+    auto r = get("numbers", c.params);
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_EQ(r.json()["rows"].size(), static_cast<size_t>(c.returned)) << query(c.params);
+    EXPECT_EQ(r.json()["total"], c.total) << query(c.params);
+  }
+}
+
+TEST_F(RowsApi, TotalIsCountedOnlyWhenThePageCannotTellIt) {
+  // `counted` calls nextval once per row it looks at, and OFFSET 0 keeps the planner from
+  // reaching numbers' index through it: 250 for a read that scans numbers once, 500 when the
+  // total is counted by scanning it again.
+  auto db = projectSession(*server, kProject);
+  auto scansDuring = [&](const std::vector<std::pair<std::string, std::string>>& params) {
+    db.exec("SELECT setval('scans', 1)");
+    auto r = get("counted", params);
+    EXPECT_EQ(r.status, 200) << r.body;
+    return std::stoi(scalar(db, "SELECT last_value FROM scans")) - 1;
+  };
+  EXPECT_EQ(scansDuring({{"id", "eq.7"}}), 250) << "one row: the page is the total";
+  EXPECT_EQ(scansDuring({{"id", "gt.1000"}}), 250) << "no rows from the start: total 0";
+  EXPECT_EQ(scansDuring({{"order", "id"}, {"offset", "240"}}), 250) << "the last page";
+  EXPECT_EQ(scansDuring({{"id", "gt.1000"}, {"offset", "5"}}), 500) << "empty past the start";
+  EXPECT_GT(scansDuring({{"order", "id"}, {"limit", "10"}}), 250) << "a full page";
 }
 
 TEST_F(RowsApi, LimitIsClampedToOneToTwoHundred) {

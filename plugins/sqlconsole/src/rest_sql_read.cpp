@@ -1,9 +1,14 @@
 // A page of rows as one statement: the total and the page come from one snapshot, in one round
 // trip. Shape:
-//   SELECT (SELECT count(*) FROM "public"."t" AS t0 WHERE ...) AS total,
+//   SELECT CASE WHEN count(*) < $n AND (count(*) > 0 OR $m = 0) THEN $m + count(*)
+//               ELSE (SELECT count(*) FROM "public"."t" AS t0 WHERE ...) END AS total,
 //          coalesce(json_agg(_r.*), '[]') AS rows, count(*) AS returned
 //   FROM (SELECT <select list> FROM "public"."t" AS t0 WHERE ... ORDER BY ... LIMIT $n OFFSET $m)
 //   AS _r
+// A page shorter than the limit that is not past the end ends the result, so the total is the
+// offset plus the page: the count runs only when the page is full or empty past the start.
+// PostgreSQL runs the count's sub-select only when the CASE reaches it, so a by-id read or the
+// last page of a listing never scans the filter twice.
 // The WHERE text appears twice with the same placeholders, so its values are bound once.
 #include "rest_sql_parts.hpp"
 
@@ -24,7 +29,12 @@ SqlStatement buildRead(const Catalog& catalog, std::string_view table_name, cons
   std::string limit = params.add(std::to_string(query.limit));
   std::string offset = params.add(std::to_string(query.offset));
 
-  std::string total = options.count ? "(SELECT count(*)" + from + where + ")" : "NULL::bigint";
+  std::string total = "NULL::bigint";
+  if (options.count) {
+    const std::string n = limit + "::bigint", m = offset + "::bigint";
+    total = "CASE WHEN count(*) < " + n + " AND (count(*) > 0 OR " + m + " = 0) THEN " + m +
+            " + count(*) ELSE (SELECT count(*)" + from + where + ") END";
+  }
   SqlStatement statement;
   statement.text = "SELECT " + total +
                    " AS total, coalesce(json_agg(_r.*), '[]') AS rows, count(*) AS returned "
