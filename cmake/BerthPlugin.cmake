@@ -48,6 +48,8 @@ function(berth_add_plugin id)
       math(EXPR version "${CMAKE_MATCH_1}")
       set(mname ${CMAKE_MATCH_2})
       file(READ ${f} sql)
+      # The SQL is pasted in at configure time: an edited migration must configure again.
+      set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${f})
       string(APPEND content "  {${version}u, \"${mname}\", R\"berth_sql(${sql})berth_sql\"},\n")
       math(EXPR count "${count} + 1")
     endforeach()

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "project_databases.hpp"
+#include "project_lists.hpp"
 #include "secret_box.hpp"
 
 namespace berth::projects {
@@ -30,6 +31,8 @@ struct Context {
   // Seals the project roles' database passwords (secrets_key, else a key kept in data_dir).
   std::optional<SecretBox> vault;
   std::unique_ptr<ProjectDatabases> databases;
+  // Each account's ready projects, for GET /projects (mutable: kept answers change on reads).
+  mutable ProjectLists lists;
 
   berth::Db db() const { return services->db(); }
   berth::Logger logger() const { return services->logger(); }

@@ -50,7 +50,7 @@ class ProjectHandlers {
 
   void list(const Request& req, Responder& resp) const {
     Access access(c_, req);
-    auto projects = readyProjectsOf(c_.db(), access.accountIds());
+    auto projects = c_.lists.readyProjectsOf(c_.db(), access.accountIds());
     resp.json(200, {{"projects", projectViews(c_, projects, access)}});
   }
 
@@ -136,6 +136,7 @@ class ProjectHandlers {
           id, name, check.label, account.id);
     });
 
+    ListChange listed(c_.lists, account.id);
     ProjectDatabase database;
     try {
       database = c_.databases->create(id);
@@ -186,6 +187,7 @@ class ProjectHandlers {
       project.ignore_dockerfile = body["ignore_dockerfile"];
     if (body.contains("cache_enabled") && !body["cache_enabled"].is_null())
       project.cache_enabled = body["cache_enabled"];
+    ListChange listed(c_.lists, project.account_id);
     c_.db().exec(
         "UPDATE projects.projects SET region = $2, cmd = $3, ignore_dockerfile = $4, "
         "cache_enabled = $5, cache_ttl = $6 WHERE id = $1 AND status = 'ready'",
@@ -205,6 +207,7 @@ class ProjectHandlers {
     // Other plugins remove what they keep for the project first; a refusal (object storage
     // did not confirm) leaves the project as it was, so the request can be repeated.
     c_.services->fire("project.deleting", eventPayload(project));
+    ListChange listed(c_.lists, project.account_id);
     c_.db().exec(
         "UPDATE projects.projects SET status = 'deleting', "
         "status_changed_at = extract(epoch FROM now())::bigint WHERE id = $1",

@@ -78,17 +78,26 @@ class ProjectsPlugin final : public berth::Plugin {
     if (cluster.empty()) cluster = services.coreSetting("database.url").value_or("");
     context_.databases = std::make_unique<ProjectDatabases>(cluster);
     context_.databases->closeOtherDatabases();
+    context_.lists.start(services.coreSetting("database.url").value_or(""), services.logger());
     publishCustomHosts(context_);
   }
+
+  void stop() override { context_.lists.stop(); }
 
  private:
   void refreshSizes() {
     auto r = context_.db().exec(
-        "SELECT id, db_name FROM projects.projects WHERE status = 'ready' AND db_name IS NOT NULL");
+        "SELECT id, db_name, account_id FROM projects.projects WHERE status = 'ready' "
+        "AND db_name IS NOT NULL");
     for (int64_t i = 0; i < r.rows(); ++i) {
       int64_t bytes = context_.databases->sizeBytes(r.get<std::string>(i, 1));
-      context_.db().exec("UPDATE projects.projects SET db_bytes = $2 WHERE id = $1",
-                         r.get<std::string>(i, 0), bytes);
+      // Only a size that moved is written: each write drops the account's kept project list
+      // on every node.
+      auto written = context_.db().exec(
+          "UPDATE projects.projects SET db_bytes = $2 WHERE id = $1 AND db_bytes <> $2 "
+          "RETURNING 1",
+          r.get<std::string>(i, 0), bytes);
+      if (written.rows() > 0) context_.lists.changed(r.get<std::string>(i, 2));
     }
   }
 
