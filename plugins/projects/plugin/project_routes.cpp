@@ -51,13 +51,14 @@ class ProjectHandlers {
   void list(const Request& req, Responder& resp) const {
     Access access(c_, req);
     auto projects = c_.lists.readyProjectsOf(c_.db(), access.accountIds());
-    resp.json(200, {{"projects", projectViews(c_, projects, access)}});
+    resp.bytes(200, "application/json", projectListJson(c_, projects, access));
   }
 
   void get(const Request& req, Responder& resp) const {
     Access access(c_, req);
     auto project = access.project(req.param("name"));
-    resp.json(200, projectView(c_, project, access.account(project.account_id)));
+    resp.bytes(200, "application/json",
+               projectViewJson(c_, project, access.account(project.account_id)));
   }
 
   void available(const Request& req, Responder& resp) const {
@@ -159,7 +160,7 @@ class ProjectHandlers {
     auto project = findReadyProjectById(c_.db(), id);
     if (!project) throw Error::internal("the project vanished while it was made");
     fireQuietly("project.created", *project);
-    resp.json(201, projectView(c_, *project, &account));
+    resp.bytes(201, "application/json", projectViewJson(c_, *project, &account));
   }
 
   void patch(const Request& req, Responder& resp) const {
@@ -195,8 +196,9 @@ class ProjectHandlers {
         project.cache_ttl);
     // The runtime moves its edge cache rules at once (cache_enabled, cache_ttl).
     fireQuietly("project.updated", project);
-    resp.json(200,
-              projectView(c_, project, access.account(project.account_id), {.zero_files = true}));
+    resp.bytes(
+        200, "application/json",
+        projectViewJson(c_, project, access.account(project.account_id), {.zero_files = true}));
   }
 
   void remove(const Request& req, Responder& resp) const {

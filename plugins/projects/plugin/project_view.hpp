@@ -1,8 +1,9 @@
 // The Project resource of api.md, filled from the record and from the plugins that own the
-// other fields (storage: files; runtime: state and live release).
+// other fields (storage: files; runtime: state and live release). Written straight as JSON
+// text: GET /projects renders every project of the caller on every call, and building a DOM
+// to dump it was most of the route's time.
 #pragma once
-#include <nlohmann/json.hpp>
-
+#include <string>
 #include <vector>
 
 #include "access.hpp"
@@ -15,11 +16,12 @@ struct ViewOptions {
   bool zero_files = false;  // PATCH answers files_count and files_bytes as 0
 };
 
-nlohmann::json projectView(const Context& context, const ProjectRecord& project,
-                           const berth::Account* owner, ViewOptions options = {});
+// One project as a JSON object.
+std::string projectViewJson(const Context& context, const ProjectRecord& project,
+                            const berth::Account* owner, ViewOptions options = {});
 
-// The whole list in one go: one call per other plugin for every project, not one per project.
-nlohmann::json projectViews(const Context& context, const std::vector<ProjectRecord>& projects,
+// {"projects": [...]}: one call per other plugin for every project, not one per project.
+std::string projectListJson(const Context& context, const std::vector<ProjectRecord>& projects,
                             const Access& access);
 
 }  // namespace berth::projects

@@ -2,7 +2,7 @@
 
 #include "export_rows.hpp"
 #include "export_schema.hpp"
-#include "json_text.hpp"
+#include <berth/json_text.hpp>
 #include "query_values.hpp"
 
 namespace berth::sqlconsole {

@@ -3,7 +3,7 @@
 #include <cctype>
 #include <cstring>
 
-#include "json_text.hpp"
+#include <berth/json_text.hpp>
 
 namespace berth::sqlconsole {
 namespace {

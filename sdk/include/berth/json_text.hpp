@@ -1,11 +1,17 @@
-#include "json_text.hpp"
+/** JSON written straight into a string, for answers whose size or rate makes a DOM wasteful
+ *  (a /query answer of 500 rows, a database exported as JSON, GET /projects). Header-only. */
+#pragma once
+#include <cstddef>
+#include <string>
+#include <string_view>
 
-namespace berth::sqlconsole {
-namespace {
+namespace berth {
+
+namespace detail {
 
 // Length of the valid UTF-8 sequence of 2 to 4 bytes at p (n bytes available), 0 if invalid.
-// The same rules as Utf8Validator: no overlong forms, no surrogates, nothing above U+10FFFF.
-size_t sequenceLength(const unsigned char* p, size_t n) {
+// RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF.
+inline size_t utf8SequenceLength(const unsigned char* p, size_t n) {
   const unsigned char c = p[0];
   size_t length = 0;
   unsigned char low = 0x80, high = 0xBF;
@@ -29,9 +35,12 @@ size_t sequenceLength(const unsigned char* p, size_t n) {
   return length;
 }
 
-}  // namespace
+}  // namespace detail
 
-void appendJsonString(std::string& out, std::string_view text) {
+/** Appends text as a JSON string literal, quotes included. Control characters are escaped;
+ *  bytes that are not valid UTF-8 (a SQL_ASCII database can hold any) become U+FFFD, so the
+ *  result is valid JSON and valid UTF-8 whatever bytes come in. */
+inline void appendJsonString(std::string& out, std::string_view text) {
   static constexpr char kHex[] = "0123456789abcdef";
   const auto* p = reinterpret_cast<const unsigned char*>(text.data());
   const size_t n = text.size();
@@ -46,7 +55,7 @@ void appendJsonString(std::string& out, std::string_view text) {
       continue;
     }
     if (c >= 0x80) {
-      const size_t length = sequenceLength(p + i, n - i);
+      const size_t length = detail::utf8SequenceLength(p + i, n - i);
       if (length != 0) {
         i += length;
         continue;
@@ -91,4 +100,4 @@ void appendJsonString(std::string& out, std::string_view text) {
   out.push_back('"');
 }
 
-}  // namespace berth::sqlconsole
+}  // namespace berth
