@@ -61,6 +61,32 @@ CREATE TRIGGER tokens_changed
   AFTER UPDATE OF account_id, digest, expires_at, revoked_at OR DELETE OR TRUNCATE
   ON core.tokens FOR EACH STATEMENT EXECUTE FUNCTION core.notify_auth_change();
 )sql"},
+      // For plugins that keep answers by key (<berth/kept_answers.hpp>): a trigger
+      //   AFTER INSERT OR UPDATE OR DELETE ... FOR EACH ROW
+      //   EXECUTE FUNCTION core.notify_key_change('<channel>', '<key column>')
+      // sends the row's key (the old one too when an update moves it) when the change commits,
+      // and AFTER TRUNCATE ... FOR EACH STATEMENT sends '*'. PostgreSQL folds equal
+      // notifications of one transaction into one.
+      Migration{"core", 3, "notify_key_change", R"sql(
+CREATE FUNCTION core.notify_key_change() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  old_key text;
+  new_key text;
+BEGIN
+  IF TG_OP = 'TRUNCATE' THEN
+    PERFORM pg_notify(TG_ARGV[0], '*');
+    RETURN NULL;
+  END IF;
+  IF TG_OP <> 'INSERT' THEN old_key := to_jsonb(OLD) ->> TG_ARGV[1]; END IF;
+  IF TG_OP <> 'DELETE' THEN new_key := to_jsonb(NEW) ->> TG_ARGV[1]; END IF;
+  IF new_key IS NOT NULL THEN PERFORM pg_notify(TG_ARGV[0], new_key); END IF;
+  IF old_key IS DISTINCT FROM new_key AND old_key IS NOT NULL THEN
+    PERFORM pg_notify(TG_ARGV[0], old_key);
+  END IF;
+  RETURN NULL;
+END
+$$;
+)sql"},
   };
 }
 
