@@ -115,8 +115,8 @@ TEST_F(KeptAnswersTest, NothingIsKeptWhileTheListeningConnectionIsLost) {
   get("a");
   ASSERT_EQ(kept_.kept("a"), "a#1");
   db_->exec(
-      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN "
-      "kept_answers_test' AND datname = current_database()");
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = "
+      "'berth listen kept_answers_test'");
   ASSERT_TRUE(until([&] { return !kept_.listening(); }));
   EXPECT_FALSE(kept_.kept("a")) << "dropped with the connection";
   ASSERT_TRUE(until([&] { return kept_.listening(); })) << "it listens again";

@@ -122,6 +122,7 @@ ReleaseRecord ReleaseStore::insertBuilding(const NewRelease& n) const {
             std::string(kColumns),
         n.project_id, n.project, n.account_id, n.cmd, runtimeOfCommand(n.cmd), n.region,
         n.build_node, n.build_boot);
+    changed(n.project_id);
     return recordAt(r, 0);
   } catch (const berth::DbError& e) {
     if (!e.isUniqueViolation()) throw;
@@ -134,18 +135,21 @@ bool ReleaseStore::finishFailed(const std::string& release_id, const std::string
                                 const std::string& build_log) const {
   auto r = services_.db().exec(
       "UPDATE runtime.runtime_releases SET status = 'failed', error = $2, build_log = $3 "
-      "WHERE id = $1 AND status = 'building'",
+      "WHERE id = $1 AND status = 'building' RETURNING project_id",
       release_id, error, build_log);
-  return r.affected() > 0;
+  if (r.rows() == 0) return false;
+  changed(r.get<std::string>(0, 0));
+  return true;
 }
 
 bool ReleaseStore::finishLive(const std::string& release_id, const BuiltRelease& built) const {
-  return services_.db().transaction([&](berth::Transaction& tx) {
+  std::string project_id;
+  bool live = services_.db().transaction([&](berth::Transaction& tx) {
     auto found = tx.exec(
         "SELECT project_id FROM runtime.runtime_releases WHERE id = $1 AND status = 'building'",
         release_id);
     if (found.rows() == 0) return false;
-    std::string project_id = found.get<std::string>(0, 0);
+    project_id = found.get<std::string>(0, 0);
     tx.exec(kLockProject, project_id);
     nlohmann::json argv = built.argv;
     nlohmann::json env = nlohmann::json::array();
@@ -162,11 +166,13 @@ bool ReleaseStore::finishLive(const std::string& release_id, const BuiltRelease&
         built.cmd, built.runtime, kindName(built.kind), argv, env, built.build_log);
     return updated.affected() > 0;
   });
+  if (!project_id.empty()) changed(project_id);
+  return live;
 }
 
 ReleaseRecord ReleaseStore::promote(const std::string& project_id,
                                     const std::string& release_id) const {
-  return services_.db().transaction([&](berth::Transaction& tx) {
+  ReleaseRecord live = services_.db().transaction([&](berth::Transaction& tx) {
     tx.exec(kLockProject, project_id);
     std::vector<ReleaseRow> rows = rowsOf(tx, project_id);
     const ReleaseRow* target = nullptr;
@@ -184,10 +190,12 @@ ReleaseRecord ReleaseStore::promote(const std::string& project_id,
     }
     return recordAt(tx.exec(select("WHERE id = $1"), release_id), 0);
   });
+  changed(project_id);
+  return live;
 }
 
 std::vector<std::string> ReleaseStore::prune(const std::string& project_id, int keep) const {
-  return services_.db().transaction([&](berth::Transaction& tx) {
+  std::vector<std::string> pruned = services_.db().transaction([&](berth::Transaction& tx) {
     tx.exec(kLockProject, project_id);
     std::vector<std::string> ids =
         releasesToPrune(rowsOf(tx, project_id), static_cast<std::size_t>(keep));
@@ -200,6 +208,8 @@ std::vector<std::string> ReleaseStore::prune(const std::string& project_id, int 
     }
     return ids;
   });
+  if (!pruned.empty()) changed(project_id);
+  return pruned;
 }
 
 std::optional<ReleaseRecord> ReleaseStore::find(const std::string& project_id,
@@ -229,16 +239,32 @@ std::vector<ReleaseRecord> ReleaseStore::listAccounts(const std::vector<std::str
       ids, limit));
 }
 
+void ReleaseStore::startKeepingLive(std::string database_url) {
+  live_kept_.start(std::move(database_url), services_.logger(),
+                   "the live releases of GET /projects are read on every request: cannot listen "
+                   "for release changes on the control-plane database");
+}
+
 std::map<std::string, ReleaseRecord> ReleaseStore::liveOf(
     const std::vector<std::string>& project_ids) const {
   std::map<std::string, ReleaseRecord> out;
   if (project_ids.empty()) return out;
-  nlohmann::json ids = project_ids;
-  auto r = services_.db().exec(
-      select(
-          "WHERE status = 'live' AND project_id IN (SELECT jsonb_array_elements_text($1::jsonb))"),
-      ids);
-  for (auto& rec : records(r)) out.emplace(rec.project_id, std::move(rec));
+  // A project without a live release is kept too, as nullopt (getMany gives it to what load
+  // left out).
+  auto kept = live_kept_.getMany(project_ids, [this](const std::vector<std::string>& missing) {
+    nlohmann::json ids = missing;
+    auto r = services_.db().exec(select("WHERE status = 'live' AND project_id IN "
+                                        "(SELECT jsonb_array_elements_text($1::jsonb))"),
+                                 ids);
+    std::map<std::string, std::optional<ReleaseRecord>> read;
+    for (auto& rec : records(r)) {
+      std::string project_id = rec.project_id;
+      read.emplace(std::move(project_id), std::move(rec));
+    }
+    return read;
+  });
+  for (auto& [project_id, live] : kept)
+    if (live) out.emplace(project_id, std::move(*live));
   return out;
 }
 
@@ -257,12 +283,14 @@ std::vector<std::pair<std::string, std::string>> ReleaseStore::failInterrupted(
   std::vector<std::pair<std::string, std::string>> out;
   for (int64_t i = 0; i < r.rows(); ++i)
     out.emplace_back(r.get<std::string>(i, 0), r.get<std::string>(i, 1));
+  for (const auto& [project_id, release_id] : out) changed(project_id);
   return out;
 }
 
 std::vector<std::string> ReleaseStore::removeProject(const std::string& project_id) const {
   auto r = services_.db().exec(
       "DELETE FROM runtime.runtime_releases WHERE project_id = $1 RETURNING id", project_id);
+  changed(project_id);
   std::vector<std::string> ids;
   for (int64_t i = 0; i < r.rows(); ++i) ids.push_back(r.get<std::string>(i, 0));
   return ids;

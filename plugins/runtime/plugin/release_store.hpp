@@ -2,6 +2,7 @@
 // and how it starts. The releases part of the plugin writes it; the gateway reads the live
 // release of a project from it.
 #pragma once
+#include <berth/kept_answers.hpp>
 #include <berth/plugin.hpp>
 
 #include <cstdint>
@@ -97,8 +98,14 @@ class ReleaseStore {
   std::vector<ReleaseRecord> listProject(const std::string& project_id, int limit) const;
   std::vector<ReleaseRecord> listAccounts(const std::vector<std::string>& account_ids,
                                           int limit) const;
-  // The live release of each project (one query); projects without one are absent.
+  // The live release of each project; projects without one are absent. Answers are kept in
+  // memory (see live_kept_ below); the projects not kept are read in one query.
   std::map<std::string, ReleaseRecord> liveOf(const std::vector<std::string>& project_ids) const;
+  // Keeps liveOf's answers while listening on the control-plane database at `database_url`
+  // (nothing is kept until then, nor with an empty URL); stopKeepingLive() before the store
+  // goes.
+  void startKeepingLive(std::string database_url);
+  void stopKeepingLive() { live_kept_.stop(); }
   // Building releases of this node left by an earlier berthd (another boot id), and those of
   // other nodes older than `stale_after` seconds (this node's own builds of this boot are
   // alive, even when queued long), become failed with `error`.
@@ -111,6 +118,16 @@ class ReleaseStore {
 
  protected:
   const berth::Services& services_;
+
+ private:
+  // The project's live release may have changed here: liveOf reads it again.
+  void changed(const std::string& project_id) const { live_kept_.changed(project_id); }
+
+  // liveOf's answers by project id (nullopt: no live release), as <berth/kept_answers.hpp>
+  // keeps them: migration 0003's triggers send NOTIFY berth_runtime_live with the project's id
+  // when its release rows change (any node, any SQL), and every write of this store calls
+  // changed() after it commits, so this node's next read sees it at once.
+  mutable berth::KeptAnswers<std::optional<ReleaseRecord>> live_kept_{"berth_runtime_live"};
 };
 
 }  // namespace berth::runtime

@@ -76,6 +76,7 @@ class RuntimePlugin final : public berth::Plugin {
     c.releases_dir = context_.data_dir + "/releases";
 
     context_.releases = std::make_unique<ReleaseStore>(services);
+    context_.releases->startKeepingLive(services.coreSetting("database.url").value_or(""));
     context_.apps = std::make_unique<ProjectApps>(context_.logs);
   }
 
@@ -83,6 +84,7 @@ class RuntimePlugin final : public berth::Plugin {
     stopGateway(context_);
     stopReleases(context_);
     context_.apps.reset();  // stops every app of this node
+    if (context_.releases) context_.releases->stopKeepingLive();
   }
 
  private:

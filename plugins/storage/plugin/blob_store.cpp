@@ -127,6 +127,7 @@ BlobRecord BlobStore::publish(const LogTo& log, const std::string& project_id,
     throw;
   }
   served_.clear();  // before the old object goes, so nothing remembered points at it
+  usage_.changed(project_id);
   if (replaced) removeQuietly(log, *replaced, "it was replaced");
   return record;
 }
@@ -184,6 +185,7 @@ bool BlobStore::remove(const LogTo& log, const std::string& project_id, const st
       project_id, space, key);
   if (r.rows() == 0) return false;
   served_.clear();
+  usage_.changed(project_id);
   removeQuietly(log, r.get<std::string>(0, 0), "its blob was deleted");
   return true;
 }
@@ -194,7 +196,10 @@ int64_t BlobStore::removePrefix(const LogTo& log, const std::string& project_id,
       "DELETE FROM storage.blobs WHERE project_id = $1 AND space = $2 AND key >= $3 "
       "AND starts_with(key, $3) RETURNING object",
       project_id, space, prefix);
-  if (r.rows() > 0) served_.clear();
+  if (r.rows() > 0) {
+    served_.clear();
+    usage_.changed(project_id);
+  }
   for (int64_t i = 0; i < r.rows(); ++i)
     removeQuietly(log, r.get<std::string>(i, 0), "its blob was deleted");
   return r.rows();
@@ -212,21 +217,34 @@ void BlobStore::removeProject(const std::string& project_id, const std::string& 
   auto removed = services_.db().exec("DELETE FROM storage.blobs WHERE project_id = $1 RETURNING 1",
                                      project_id);
   served_.clear();  // and what a reader remembered meanwhile
+  usage_.changed(project_id);
   if (removed.rows() > 0)
     log.info("removed the project's " + std::to_string(removed.rows()) + " blobs");
 }
 
+void BlobStore::startKeepingUsage(std::string database_url) {
+  usage_.start(std::move(database_url), services_.logger(),
+               "files_count and files_bytes are read on every request: cannot listen for blob "
+               "changes on the control-plane database");
+}
+
 std::map<std::string, FileUsage> BlobStore::fileUsage(
     const std::vector<std::string>& project_ids) const {
-  std::map<std::string, FileUsage> usage;
-  if (project_ids.empty()) return usage;
-  auto r = services_.db().exec(
-      "SELECT project_id, count(*), coalesce(sum(size), 0) FROM storage.blobs "
-      "WHERE space = $2 AND project_id IN (SELECT jsonb_array_elements_text($1::jsonb)) "
-      "GROUP BY project_id",
-      nlohmann::json(project_ids), std::string(kFilesSpace));
-  for (int64_t i = 0; i < r.rows(); ++i)
-    usage[r.get<std::string>(i, 0)] = FileUsage{r.get<int64_t>(i, 1), r.get<int64_t>(i, 2)};
+  if (project_ids.empty()) return {};
+  // A project without files is kept too, as FileUsage{} (getMany gives it to what load left out).
+  std::map<std::string, FileUsage> usage =
+      usage_.getMany(project_ids, [this](const std::vector<std::string>& missing) {
+        auto r = services_.db().exec(
+            "SELECT project_id, count(*), coalesce(sum(size), 0) FROM storage.blobs "
+            "WHERE space = $2 AND project_id IN (SELECT jsonb_array_elements_text($1::jsonb)) "
+            "GROUP BY project_id",
+            nlohmann::json(missing), std::string(kFilesSpace));
+        std::map<std::string, FileUsage> read;
+        for (int64_t i = 0; i < r.rows(); ++i)
+          read[r.get<std::string>(i, 0)] = FileUsage{r.get<int64_t>(i, 1), r.get<int64_t>(i, 2)};
+        return read;
+      });
+  std::erase_if(usage, [](const auto& entry) { return entry.second.count == 0; });
   return usage;
 }
 

@@ -9,6 +9,7 @@
 // - updated_at moves forward by at least a second on every replace and is the object's
 //   modification time, so the edge's Last-Modified and ETag change with every version.
 #pragma once
+#include <berth/kept_answers.hpp>
 #include <berth/plugin.hpp>
 
 #include <cstdint>
@@ -96,9 +97,14 @@ class BlobStore {
   // backend did not confirm; nothing else changes then, so the call can be repeated.
   void removeProject(const std::string& project_id, const std::string& project_name);
 
-  // Stored-file usage (space "files") of each project id, in one query; ids without files
-  // are absent.
+  // Stored-file usage (space "files") of each project id; ids without files are absent.
+  // Answers are kept in memory (see usage_ below); the ids not kept are read in one query.
   std::map<std::string, FileUsage> fileUsage(const std::vector<std::string>& project_ids) const;
+  // Keeps fileUsage's answers while listening on the control-plane database at
+  // `database_url` (nothing is kept until then, nor with an empty URL); stopKeepingUsage()
+  // before the store goes.
+  void startKeepingUsage(std::string database_url);
+  void stopKeepingUsage() { usage_.stop(); }
 
   // Removes objects no row refers to that were last modified before `cutoff`; returns how
   // many. `stop` is asked between projects.
@@ -120,6 +126,11 @@ class BlobStore {
   const berth::Services& services_;
   BlobBackend& backend_;
   LookupCache<BlobRecord> served_{std::chrono::seconds(2), 100000};
+  // fileUsage's answers by project id, as <berth/kept_answers.hpp> keeps them: migration
+  // 0002's triggers send NOTIFY berth_storage_usage with the project's id when its blob rows
+  // change (any node, any SQL), and every write of this store calls usage_.changed() after
+  // it commits, so this node's next read sees it at once.
+  mutable berth::KeptAnswers<FileUsage> usage_{"berth_storage_usage"};
 };
 
 int64_t unixNow();

@@ -91,12 +91,16 @@ class StoragePlugin final : public berth::Plugin {
       throw berth::Error(std::string("storage: ") + e.what());
     }
     context_.store = std::make_unique<BlobStore>(services, *context_.backend);
+    context_.store->startKeepingUsage(services.coreSetting("database.url").value_or(""));
     startEdgeTree(services, root + "/edge");
     context_.started_at = unixNow();
     context_.work.start(2);
   }
 
-  void stop() override { context_.work.stop(); }
+  void stop() override {
+    context_.work.stop();
+    if (context_.store) context_.store->stopKeepingUsage();
+  }
 
  private:
   // The edge sends /_files/ from a tree of hard links when it can (see edge_tree.hpp); without

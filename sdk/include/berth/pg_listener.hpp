@@ -84,7 +84,11 @@ class PgListener {
   void loop() {
     bool reported = false;
     while (!stopping_) {
-      std::unique_ptr<PGconn, ConnFinish> conn(PQconnectdb(url_.c_str()));
+      // Named, so an operator (or a test) tells which connection listens for what.
+      const std::string name = "berth listen " + channel_;
+      const char* keywords[] = {"dbname", "application_name", nullptr};
+      const char* values[] = {url_.c_str(), name.c_str(), nullptr};
+      std::unique_ptr<PGconn, ConnFinish> conn(PQconnectdbParams(keywords, values, 1));
       if (conn && PQstatus(conn.get()) == CONNECTION_OK &&
           command(conn.get(), "LISTEN " + channel_, PGRES_COMMAND_OK)) {
         reported = false;
