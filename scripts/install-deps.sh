@@ -7,6 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config clang-format
   libpistache-dev rapidjson-dev libpq-dev libboost-dev libyaml-cpp-dev libspdlog-dev
   nlohmann-json3-dev libssl-dev libcurl4-openssl-dev libarchive-dev libpg-query-dev
+  libjemalloc-dev
   libgtest-dev libgmock-dev googletest
   postgresql-15 postgresql-client-15 nginx-light curl ca-certificates
   wrk dnsmasq-base python3 bubblewrap
