@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "../projects/api_support.hpp"
-#include "support/listener_probe.hpp"
+#include "../projects/kept_answers_suite.hpp"
 #include "tar_builder.hpp"
 
 using namespace berth::testing;
@@ -25,37 +25,10 @@ namespace {
 
 const std::string kChannel = "berth_runtime_live";
 
-class LiveCache : public ::testing::Test {
+class LiveCache : public KeptAnswersSuite {
  protected:
   static void SetUpTestSuite() {
-    BerthdOptions options;
-    options.plugins = {"projects", "storage", "runtime"};
-    options.extra_yaml = "projects:\n  creation_burst: 100\n";
-    server = new BerthdProcess(options);
-    server->start();
-    owner = new Account(makeAccount(*server, "liveown"));
-    db = new berth::core::Pool(server->databaseUrl(), 2, std::chrono::seconds(10));
-    // The plugin listens on a thread of its own: until it does, nothing is kept and the tests
-    // would pass without testing anything.
-    if (!ListenerProbe(*db, kChannel).waitListening())
-      throw std::runtime_error("the runtime plugin never listened on " + kChannel);
-  }
-  static void TearDownTestSuite() {
-    stopCleanly(*server);
-    delete db;
-    delete owner;
-    delete server;
-  }
-
-  static ApiClient api() { return server->api(owner->token); }
-  static std::string project(const std::string& label) {
-    mustCreate(api(), label);
-    return projectName(label, owner->slug);
-  }
-  static std::string sql(const std::string& statement,
-                         const std::vector<berth::core::Param>& params = {}) {
-    auto v = column(*db, statement, params);
-    return v.empty() ? "" : v[0];
+    startSuite({"projects", "storage", "runtime"}, "liveown", kChannel);
   }
   // Uploads a static site and waits until its build is done; the release id.
   static std::string deployLive(const std::string& name, const std::string& text) {
@@ -91,10 +64,6 @@ class LiveCache : public ::testing::Test {
     }
     throw std::runtime_error("GET /projects does not list " + name + ": " + r.body);
   }
-
-  static inline BerthdProcess* server = nullptr;
-  static inline Account* owner = nullptr;
-  static inline berth::core::Pool* db = nullptr;
 };
 
 // Disables the NOTIFY trigger of runtime.runtime_releases while it lives: what then reaches

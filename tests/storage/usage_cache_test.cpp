@@ -13,8 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "../projects/kept_answers_suite.hpp"
 #include "storage_support.hpp"
-#include "support/listener_probe.hpp"
 
 using namespace berth::testing;
 using namespace berth::testing::projects_api;
@@ -26,38 +26,9 @@ namespace {
 const std::string kChannel = "berth_storage_usage";
 using Usage = std::pair<int64_t, int64_t>;  // files_count, files_bytes
 
-class UsageCache : public ::testing::Test {
+class UsageCache : public KeptAnswersSuite {
  protected:
-  static void SetUpTestSuite() {
-    BerthdOptions options;
-    options.plugins = {"projects", "storage"};
-    options.extra_yaml = "projects:\n  creation_burst: 100\n";
-    server = new BerthdProcess(options);
-    server->start();
-    owner = new Account(makeAccount(*server, "usageown"));
-    db = new berth::core::Pool(server->databaseUrl(), 2, std::chrono::seconds(10));
-    // The plugin listens on a thread of its own: until it does, nothing is kept and the tests
-    // would pass without testing anything.
-    if (!ListenerProbe(*db, kChannel).waitListening())
-      throw std::runtime_error("the storage plugin never listened on " + kChannel);
-  }
-  static void TearDownTestSuite() {
-    stopCleanly(*server);
-    delete db;
-    delete owner;
-    delete server;
-  }
-
-  static ApiClient api() { return server->api(owner->token); }
-  static std::string project(const std::string& label) {
-    mustCreate(api(), label);
-    return projectName(label, owner->slug);
-  }
-  static std::string sql(const std::string& statement,
-                         const std::vector<berth::core::Param>& params = {}) {
-    auto v = column(*db, statement, params);
-    return v.empty() ? "" : v[0];
-  }
+  static void SetUpTestSuite() { startSuite({"projects", "storage"}, "usageown", kChannel); }
   // The project's files_count and files_bytes in GET /projects (the list: one call of
   // storage.stats.v1 `projects` for every project of the account).
   static Usage usage(const std::string& name) {
@@ -70,10 +41,6 @@ class UsageCache : public ::testing::Test {
         return {p.at("files_count").get<int64_t>(), p.at("files_bytes").get<int64_t>()};
     throw std::runtime_error("GET /projects does not list " + name + ": " + r.body);
   }
-
-  static inline BerthdProcess* server = nullptr;
-  static inline Account* owner = nullptr;
-  static inline berth::core::Pool* db = nullptr;
 };
 
 // Disables the NOTIFY trigger of storage.blobs while it lives: what then reaches the kept
