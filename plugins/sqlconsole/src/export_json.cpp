@@ -1,8 +1,8 @@
 #include "export_json.hpp"
 
+#include <berth/json_text.hpp>
 #include "export_rows.hpp"
 #include "export_schema.hpp"
-#include <berth/json_text.hpp>
 #include "query_values.hpp"
 
 namespace berth::sqlconsole {
