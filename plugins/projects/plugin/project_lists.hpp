@@ -18,7 +18,8 @@ class ProjectLists {
   void start(std::string database_url, berth::Logger logger);
   void stop() { kept_.stop(); }
 
-  // Every ready project of these accounts, sorted by name.
+  // Every ready project of these accounts, sorted by name byte by byte, whatever the
+  // database's collation.
   std::vector<ProjectRecord> readyProjectsOf(const berth::Db& db,
                                              const std::vector<std::string>& account_ids);
   void changed(const std::string& account_id) { kept_.changed(account_id); }

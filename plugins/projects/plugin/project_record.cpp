@@ -61,7 +61,7 @@ std::vector<ProjectRecord> readyProjectsOf(const berth::Db& db,
   array += "}";
   auto r = db.exec(std::string("SELECT ") + kProjectColumns +
                        " FROM projects.projects WHERE account_id = ANY($1::text[]) "
-                       "AND status = 'ready' ORDER BY name COLLATE \"C\"",
+                       "AND status = 'ready'",
                    array);
   return projectsFrom(r);
 }

@@ -31,8 +31,7 @@ std::vector<ProjectRecord> projectsFrom(const berth::DbResult& result);
 // A ready project by name, or nullopt.
 std::optional<ProjectRecord> findReadyProject(const berth::Db& db, const std::string& name);
 std::optional<ProjectRecord> findReadyProjectById(const berth::Db& db, const std::string& id);
-// Every ready project of these accounts, sorted by name byte by byte (as ProjectLists merges
-// kept lists), whatever the database's collation.
+// Every ready project of these accounts, in no order: ProjectLists sorts what it merges.
 std::vector<ProjectRecord> readyProjectsOf(const berth::Db& db,
                                            const std::vector<std::string>& account_ids);
 
