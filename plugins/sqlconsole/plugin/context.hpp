@@ -24,13 +24,16 @@ struct Settings {
   // a read's longest wait for the database on a core thread (worker_pool.hpp answerSoon); 0: none
   std::chrono::microseconds core_thread_wait{2000};
   int64_t import_max_bytes = int64_t{256} << 20;
+  // an import or export running longer is stopped (transfer_clock.hpp)
+  std::chrono::seconds transfer_timeout{600};
 };
 
 struct Context {
   const berth::Services* services = nullptr;
   Settings settings;
   std::unique_ptr<ProjectConnections> connections;
-  std::unique_ptr<WorkerPool> workers;
+  std::unique_ptr<WorkerPool> workers;    // every route's database work, in project lanes
+  std::unique_ptr<WorkerPool> transfers;  // imports and exports, one per project at a time
   // rows and /_data: each request's tables, checked by fingerprint
   CatalogCache catalogs{&settings.statement_timeout_ms, &settings.catalog_recheck_ms};
   // which project a name is (never who may reach it)

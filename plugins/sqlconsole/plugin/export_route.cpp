@@ -3,11 +3,14 @@
 // mysql and json), then sent by the edge (Responder::file, X-Accel-Redirect) with
 // Content-Disposition: attachment. Anyone who reaches the project may export it.
 #include <sys/stat.h>
+#include <unistd.h>
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <chrono>
 #include <ctime>
 #include <filesystem>
+#include <optional>
 
 #include "database_errors.hpp"
 #include "export_file.hpp"
@@ -17,6 +20,7 @@
 #include "export_postgres.hpp"
 #include "project_access.hpp"
 #include "routes.hpp"
+#include "transfer_clock.hpp"
 
 namespace berth::sqlconsole {
 namespace {
@@ -80,33 +84,86 @@ std::string pgDumpReason(const std::string& what) {
   return line;
 }
 
+// The table named in PostgreSQL's "query would be affected by row-level security policy for
+// table "t"" (row_security is off for exports), or nothing for any other text.
+std::optional<std::string> policyTable(const std::string& text) {
+  const std::string marker = "row-level security policy for table \"";
+  const size_t at = text.find(marker);
+  if (at == std::string::npos) return std::nullopt;
+  const size_t start = at + marker.size();
+  const size_t end = text.find('"', start);
+  if (end == std::string::npos) return std::nullopt;
+  return text.substr(start, end - start);
+}
+
+berth::Error policyRefusal(const std::string& table) {
+  return berth::Error::badRequest(
+      "table " + table +
+      " forces row-level security on its owner (FORCE ROW LEVEL SECURITY); an export reads "
+      "every row with row_security off and runs no policy, so it cannot read that table: "
+      "turn FORCE off (ALTER TABLE ... NO FORCE ROW LEVEL SECURITY) to export it");
+}
+
+// A name for pg_dump's session that no other session has (application_name).
+std::string dumpSessionName() {
+  static std::atomic<uint64_t> next{0};
+  return "berth-export-" + std::to_string(::getpid()) + "-" + std::to_string(++next);
+}
+
 void writeExport(Context& context, const ProjectRef& project, Format format, bool gzip,
-                 const std::string& path) {
+                 const std::string& path, TransferClock& clock) {
   if (format == Format::Postgres) {
     PgDumpJob job;
     job.outputPath = path;
     job.gzip = gzip;
+    job.applicationName = dumpSessionName();
+    job.stop = &clock.expiredFlag();
     {
       auto lease = context.connections->lease(project.id);
       job.serverVersion = PQserverVersion(lease->raw());
     }
     job.url = context.services->call("projects.directory.v1", "database", {{"id", project.id}})
                   .value("url", "");
-    dumpPostgres(job);
+    try {
+      dumpPostgres(job);
+    } catch (const std::exception& e) {
+      if (clock.expired()) {
+        // pg_dump was killed; its session may still wait (a lock) or run: end it.
+        try {
+          auto lease = context.connections->lease(project.id);
+          lease->exec(
+              "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+              "WHERE application_name = $1 AND usename = current_user",
+              {job.applicationName});
+        } catch (const std::exception&) {
+          // the project's database is gone or unreachable: so is pg_dump's session
+        }
+        throw berth::Error::badRequest(ranTooLong("export", clock.limit()));
+      }
+      if (std::optional<std::string> table = policyTable(e.what())) throw policyRefusal(*table);
+      throw;
+    }
     ::chmod(path.c_str(), 0644);  // pg_dump made it with the umask; the edge must read it
     return;
   }
   auto lease = context.connections->lease(project.id);
   ExportFile file(path, gzip);
   try {
+    CancelOnExpiry watching(clock, lease->raw());
     if (format == Format::Mysql) {
       writeMysqlExport(*lease, file, "the Berth project " + project.name);
     } else {
       writeJsonExport(*lease, file);
     }
   } catch (const PgError& e) {
+    if (clock.expired() && !e.isConnectionProblem()) {
+      lease.discard();  // a cancel request may still be on its way to it
+      throw berth::Error::badRequest(ranTooLong("export", clock.limit()));
+    }
+    if (std::optional<std::string> table = policyTable(e.what())) throw policyRefusal(*table);
     throw databaseError(e, lease);
   }
+  if (clock.expired()) lease.discard();  // a cancel request may be on its way to it
   file.close();
 }
 
@@ -121,10 +178,12 @@ void exportDatabase(Context& context, const berth::Request& request, berth::Resp
   const berth::Logger log = context.logger().withProject(project.name);
   const std::string request_id = request.id();
   const auto started = std::chrono::steady_clock::now();
+  TransferClock clock(context.settings.transfer_timeout);
   try {
-    writeExport(context, project, format, gzip, path);
-  } catch (const berth::Error&) {
+    writeExport(context, project, format, gzip, path, clock);
+  } catch (const berth::Error& e) {
     std::filesystem::remove(path);
+    log.write(berth::LogLevel::Info, request_id, "export refused: " + e.message());
     throw;
   } catch (const std::exception& e) {
     std::filesystem::remove(path);
@@ -148,7 +207,7 @@ void exportDatabase(Context& context, const berth::Request& request, berth::Resp
 
 void registerExportRoute(berth::Registrar& r, Context& context) {
   r.get("/projects/:name/export", [&context](berth::Request req, berth::Responder resp) {
-    answerLater(*context.workers, context.logger(), std::move(req), std::move(resp),
+    answerLater(*context.transfers, context.logger(), std::move(req), std::move(resp),
                 [&context](const berth::Request& request, berth::Responder& responder) {
                   exportDatabase(context, request, responder);
                 });

@@ -8,6 +8,7 @@
 #include "project_access.hpp"
 #include "routes.hpp"
 #include "structure_queries.hpp"
+#include "transfer_clock.hpp"
 
 namespace berth::sqlconsole {
 namespace {
@@ -37,17 +38,26 @@ void importScript(Context& context, const berth::Request& request, berth::Respon
   lease.dirty();
   ForgetCatalogsAfter schema_may_change(context.catalogs, project.id);
   ImportProgress done;
+  TransferClock clock(context.settings.transfer_timeout);
+  options.stopAt = clock.deadline();
   try {
+    CancelOnExpiry watching(clock, lease->raw());  // a statement, or COPY data, in flight
     done = runImport(*lease, *file, options, [&](const ImportProgress& p) {
       log.write(berth::LogLevel::Info, request_id,
                 "import running: " + std::to_string(p.ran) + " statements ran, " +
                     megabytes(p.bytesRead) + " of " + megabytes(p.fileSize) + " read");
     });
   } catch (const ImportFailed& e) {
-    if (e.connectionLost()) lease.discard();
+    if (e.connectionLost() || clock.expired()) lease.discard();
+    if (clock.expired() && !e.connectionLost()) {
+      const std::string message = ranTooLong("import", clock.limit()) + "; nothing was kept";
+      log.write(berth::LogLevel::Info, request_id, "import refused: " + message);
+      throw berth::Error::badRequest(message);
+    }
     log.write(berth::LogLevel::Info, request_id, std::string("import refused: ") + e.what());
     throw berth::Error(e.status(), e.what());
   }
+  if (clock.expired()) lease.discard();  // a cancel request may be on its way to it
   size_t tables = 0;
   try {
     tables = publicTableNames(*lease).size();
@@ -76,7 +86,7 @@ void registerImportRoute(berth::Registrar& r, Context& context) {
   r.post(
       "/projects/:name/import",
       [&context](berth::Request req, berth::Responder resp) {
-        answerLater(*context.workers, context.logger(), std::move(req), std::move(resp),
+        answerLater(*context.transfers, context.logger(), std::move(req), std::move(resp),
                     [&context](const berth::Request& request, berth::Responder& responder) {
                       importScript(context, request, responder);
                     });

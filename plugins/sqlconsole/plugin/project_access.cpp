@@ -66,4 +66,16 @@ ProjectRef projectAtHost(Context& context, const berth::Request& request, bool u
   return project;
 }
 
+std::string workLane(Context& context, const berth::Request& request) {
+  const std::string path = request.path();
+  if (path.rfind("/projects/", 0) == 0) {
+    if (std::optional<ProjectRef> kept = keptReachableProject(context, request))
+      return "project " + kept->id;
+    return "caller " + request.caller().accountId;
+  }
+  if (std::optional<ProjectRef> kept = keptProjectAtHost(context, request))
+    return "project " + kept->id;
+  return "host " + request.host();
+}
+
 }  // namespace berth::sqlconsole

@@ -30,4 +30,11 @@ ProjectRef projectAtHost(Context& context, const berth::Request& request, bool u
 // The kept project of a host under the apps domain; nothing otherwise.
 std::optional<ProjectRef> keptProjectAtHost(Context& context, const berth::Request& request);
 
+// The lane of the plugin's pools (worker_pool.hpp) a request's work waits and runs in, decided
+// on the thread that received it, from what is kept only: "project <id>" for a project the
+// caller reaches (a /_data request: the project of its host), otherwise the caller's own lane
+// ("caller <account id>"; /_data: "host <host>"). A request naming someone else's project
+// therefore never waits in, nor takes a place of, that project's lane.
+std::string workLane(Context& context, const berth::Request& request);
+
 }  // namespace berth::sqlconsole

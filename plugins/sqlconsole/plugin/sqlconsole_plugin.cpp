@@ -5,6 +5,7 @@
 #include <berth/plugin.hpp>
 
 #include "context.hpp"
+#include "project_access.hpp"
 #include "routes.hpp"
 
 namespace berth::sqlconsole {
@@ -14,6 +15,21 @@ class SqlconsolePlugin final : public berth::Plugin {
   void registerAll(berth::Registrar& r) override {
     r.configInt("workers", 8, "threads that run statements on project databases",
                 berth::IntRange{1, 256});
+    r.configInt("project_concurrency", 2,
+                "statements of one project that run at once on the workers; the rest wait in "
+                "the project's own queue while other projects' work goes on",
+                berth::IntRange{1, 256});
+    r.configInt("project_queue", 32,
+                "statements (and, apart, imports and exports) of one project that may wait; "
+                "more answer 503 with Retry-After",
+                berth::IntRange{0, 100000});
+    r.configInt("transfer_workers", 2,
+                "threads that run imports and exports (apart from the workers; one per "
+                "project at a time)",
+                berth::IntRange{1, 64});
+    r.configInt("transfer_timeout_seconds", 600,
+                "an import or export running longer is stopped and answers 400, keeping nothing",
+                berth::IntRange{1, 86400});
     r.configInt("idle_connections", 4, "idle connections kept per project database",
                 berth::IntRange{0, 64});
     r.configInt("statement_timeout_seconds", 15,
@@ -63,12 +79,29 @@ class SqlconsolePlugin final : public berth::Plugin {
     context_.connections->onUnreachable(
         [this](const std::string& project_id) { context_.projects.forget(project_id); });
     context_.grants.start(services.coreSetting("database.url").value_or(""), services.logger());
-    size_t workers = static_cast<size_t>(config.value("workers", 8));
-    context_.workers = std::make_unique<WorkerPool>(workers, workers * 64);
+    s.transfer_timeout = std::chrono::seconds(config.value("transfer_timeout_seconds", 600));
+    auto lane = [this](const berth::Request& request) { return workLane(context_, request); };
+    const size_t project_queue = static_cast<size_t>(config.value("project_queue", 32));
+    PoolLimits workers;
+    workers.threads = static_cast<size_t>(config.value("workers", 8));
+    workers.perKeyRunning = static_cast<size_t>(config.value("project_concurrency", 2));
+    workers.perKeyQueue = project_queue;
+    workers.totalQueue = workers.threads * 64;
+    context_.workers = std::make_unique<WorkerPool>(workers, lane);
+    PoolLimits transfers;
+    transfers.threads = static_cast<size_t>(config.value("transfer_workers", 2));
+    transfers.perKeyRunning = 1;
+    transfers.perKeyQueue = project_queue;
+    transfers.totalQueue = transfers.threads * 64;
+    transfers.what = "imports and exports";
+    transfers.runningKey = "";
+    transfers.retryAfterSeconds = 30;
+    context_.transfers = std::make_unique<WorkerPool>(transfers, lane);
   }
 
   void stop() override {
-    context_.workers.reset();  // finishes queued work while connections still exist
+    context_.transfers.reset();  // finish queued work while connections still exist
+    context_.workers.reset();
     context_.connections.reset();
     context_.grants.stop();
   }

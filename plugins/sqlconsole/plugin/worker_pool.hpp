@@ -1,5 +1,11 @@
 // The plugin's own threads for database work: a 15-second query or a 256 MB import must not
 // hold one of the core's server threads. Handlers hand the request over with answerLater().
+//
+// Fair shares: every task belongs to a key (a project, see keyOf below). Each key runs at most
+// `per_key_running` tasks at once and keeps the rest in a queue of its own (at most
+// `per_key_queue`); a free thread takes the next task of the keys that have work and are under
+// their cap, in turn (round robin). So one project's slow statements hold at most its own share
+// of the threads, and another project's work never waits behind its queue.
 #pragma once
 #include <berth/plugin.hpp>
 
@@ -9,36 +15,66 @@
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 namespace berth::sqlconsole {
 
+struct PoolLimits {
+  size_t threads = 8;        // how many tasks run at once, all keys together
+  size_t perKeyRunning = 2;  // how many of one key's tasks run at once
+  size_t perKeyQueue = 32;   // how many of one key's tasks may wait (more are refused)
+  size_t totalQueue = 512;   // how many tasks may wait, all keys together
+  // The words of a refusal: what the pool runs ("database requests", "imports and exports"),
+  // and the configuration keys of its limits, named in the 503's message.
+  std::string what = "database requests";
+  std::string runningKey = "sqlconsole.project_concurrency";  // empty: not configurable
+  std::string queueKey = "sqlconsole.project_queue";
+  int retryAfterSeconds = 1;
+};
+
 class WorkerPool {
  public:
-  // threads: how many run at once; queue_limit: how many may wait (more answer 503).
-  WorkerPool(size_t threads, size_t queue_limit);
+  // key_of: which key a request's task belongs to (called on the thread that posts it).
+  WorkerPool(PoolLimits limits, std::function<std::string(const berth::Request&)> key_of);
   ~WorkerPool();  // finishes what is queued, then joins
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
 
-  // False when the queue is full or the pool is stopping.
-  bool post(std::function<void()> task);
+  enum class Posted { Queued, KeyQueueFull, PoolFull, Stopping };
+  Posted post(const std::string& key, std::function<void()> task);
+
+  std::string keyOf(const berth::Request& request) const { return key_of_(request); }
+  // The 503 for a refused post: its message names the limit, Retry-After says when to retry.
+  berth::Error refusal(Posted why) const;
+  const PoolLimits& limits() const { return limits_; }
 
  private:
+  struct Lane {
+    std::deque<std::function<void()>> waiting;
+    size_t running = 0;
+    bool ready = false;  // in ready_
+  };
   void run();
+  // Puts the lane in turn when it has work and room to run it (mutex_ held).
+  void markReady(const std::string& key, Lane& lane);
 
+  PoolLimits limits_;
+  std::function<std::string(const berth::Request&)> key_of_;
   std::mutex mutex_;
   std::condition_variable wake_;
-  std::deque<std::function<void()>> queue_;
-  size_t queue_limit_;
+  std::unordered_map<std::string, Lane> lanes_;
+  std::deque<std::string> ready_;  // keys with waiting work under their cap, in turn
+  size_t waiting_ = 0;             // tasks waiting, all lanes
   bool stopping_ = false;
   std::vector<std::thread> threads_;
 };
 
-// Runs work(request, responder) on the pool. A berth::Error it throws is the answer; any other
-// exception answers 500 and is logged with the request id. A full pool answers 503
-// "the database console is busy; try again".
+// Runs work(request, responder) on the pool, in the lane of pool.keyOf(request). A berth::Error
+// it throws is the answer; any other exception answers 500 and is logged with the request id. A
+// refused post answers 503 with Retry-After (WorkerPool::refusal).
 // LIFETIME: the Request is valid inside work until the Responder has answered.
 void answerLater(WorkerPool& pool, const berth::Logger& logger, berth::Request request,
                  berth::Responder responder,

@@ -1,6 +1,8 @@
 #include "child_run.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,7 +26,8 @@ std::vector<char*> pointers(const std::vector<std::string>& strings) {
 
 }  // namespace
 
-ChildResult runChild(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+ChildResult runChild(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                     const std::atomic<bool>* stop) {
   if (argv.empty()) throw std::runtime_error("no program to run");
   int pipe_fds[2];
   // Close-on-exec, so children other threads start do not hold the write end open.
@@ -62,6 +65,15 @@ ChildResult runChild(const std::vector<std::string>& argv, const std::vector<std
   ChildResult result;
   char buffer[4096];
   for (;;) {
+    if (stop != nullptr) {
+      if (!result.stopped && stop->load()) {
+        ::kill(pid, SIGKILL);  // not reaped yet: the pid is still this child's
+        result.stopped = true;
+      }
+      pollfd fd{pipe_fds[0], POLLIN, 0};
+      const int ready = ::poll(&fd, 1, 200);
+      if (ready == 0 || (ready < 0 && errno == EINTR)) continue;
+    }
     const ssize_t got = ::read(pipe_fds[0], buffer, sizeof buffer);
     if (got < 0 && errno == EINTR) continue;
     if (got <= 0) break;

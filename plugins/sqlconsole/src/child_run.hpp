@@ -1,18 +1,22 @@
 // Running a helper program (pg_dump) from a worker thread: posix_spawn, stdout to a file or
 // /dev/null, stderr captured (its last 64 KB) for the error message, no shell.
 #pragma once
+#include <atomic>
 #include <string>
 #include <vector>
 
 namespace berth::sqlconsole {
 
 struct ChildResult {
-  int exitCode = -1;   // -1: killed by a signal
-  std::string errors;  // what it wrote to stderr (the end of it)
+  int exitCode = -1;     // -1: killed by a signal
+  std::string errors;    // what it wrote to stderr (the end of it)
+  bool stopped = false;  // killed because *stop became true
 };
 
-// Runs argv[0] (an absolute path) with exactly env as its environment and waits for it.
-// Throws std::runtime_error when it cannot be started.
-ChildResult runChild(const std::vector<std::string>& argv, const std::vector<std::string>& env);
+// Runs argv[0] (an absolute path) with exactly env as its environment and waits for it. When
+// *stop becomes true (checked a few times a second), the child is killed (SIGKILL) and the
+// result says so (exitCode -1, stopped). Throws std::runtime_error when it cannot be started.
+ChildResult runChild(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                     const std::atomic<bool>* stop = nullptr);
 
 }  // namespace berth::sqlconsole

@@ -107,10 +107,10 @@ void dumpPostgres(const PgDumpJob& job) {
   argv.push_back("--dbname=" + conninfo);
 
   std::vector<std::string> env = {"PATH=/usr/bin:/bin", "LC_ALL=C", "PGCONNECT_TIMEOUT=10",
-                                  "PGAPPNAME=berth-export"};
+                                  "PGAPPNAME=" + job.applicationName};
   if (!password.empty()) env.push_back("PGPASSWORD=" + password);
 
-  const ChildResult result = runChild(argv, env);
+  const ChildResult result = runChild(argv, env, job.stop);
   if (result.exitCode != 0) {
     throw std::runtime_error(
         "pg_dump failed (" +

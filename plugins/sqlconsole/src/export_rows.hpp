@@ -14,7 +14,9 @@ namespace berth::sqlconsole {
 
 // Opens the export's transaction on session: REPEATABLE READ, READ ONLY, no statement timeout
 // (a large table takes as long as it takes), and the output settings the writers expect
-// (DateStyle ISO, TimeZone UTC, bytea_output hex, IntervalStyle postgres, exact floats).
+// (DateStyle ISO, TimeZone UTC, bytea_output hex, IntervalStyle postgres, exact floats), and
+// row_security off: no row-level security policy runs during an export (a table that forces
+// its policies on its owner is refused by the database, naming it).
 void beginExport(PgSession& session);
 // Ends it (COMMIT of a read-only transaction).
 void endExport(PgSession& session);

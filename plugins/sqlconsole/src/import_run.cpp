@@ -1,5 +1,6 @@
 #include "import_run.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -71,6 +72,7 @@ class Importer {
       }
       if (!item) break;
       state_.bytesRead = item->offset;
+      if (item->type == ScriptItem::Type::Statement) checkTime();
       handle(*item);
       report();
     }
@@ -161,9 +163,18 @@ class Importer {
   }
 
   Deadline statementDeadline() const {
-    return Deadline::after(options_.statementTimeout.count() > 0
-                               ? options_.statementTimeout + kWatchdogGrace
-                               : std::chrono::milliseconds(0));
+    Deadline deadline = Deadline::after(options_.statementTimeout.count() > 0
+                                            ? options_.statementTimeout + kWatchdogGrace
+                                            : std::chrono::milliseconds(0));
+    deadline.cancelAt = std::min(deadline.cancelAt, options_.stopAt);
+    return deadline;
+  }
+
+  void checkTime() {
+    if (Clock::now() < options_.stopAt) return;
+    flush();  // a refusal already in flight is the answer, else the clock is
+    fail(400, "the import ran out of time; " + statementsRan(state_.ran) +
+                  " ran before it stopped and none are kept");
   }
 
   void runAlone(const ScriptItem& item) {

@@ -20,6 +20,10 @@ struct ImportOptions {
   // the worker's own clock cancels a statement this long plus a grace period, whatever the
   // script set. 0: no limit.
   std::chrono::milliseconds statementTimeout{std::chrono::minutes(10)};
+  // When the whole import must be over (sqlconsole.transfer_timeout_seconds): the statement in
+  // flight is cancelled then, and no statement starts after it; the import is refused (400,
+  // "... ran longer than ...") and rolled back. max(): no limit.
+  std::chrono::steady_clock::time_point stopAt = std::chrono::steady_clock::time_point::max();
   // How often progress is reported while the import runs.
   std::chrono::milliseconds progressEvery{std::chrono::seconds(10)};
 };
