@@ -35,14 +35,16 @@ using nlohmann::json;
 
 namespace {
 
-// The test app: counts its starts and stops in files of its release folder (its HOME),
+// The test app: counts its starts and stops in files of its HOME (the project's writable
+// folder: the release is read-only),
 // answers its environment at /env, exits at /crash, and listens only after 300 ms so that
 // requests certainly arrive while it starts.
 const char* const kNodeApp = R"JS(
 const http = require('http');
 const fs = require('fs');
-fs.appendFileSync('starts.log', process.pid + '\n');
-process.on('SIGTERM', () => { fs.appendFileSync('stops.log', process.pid + '\n'); process.exit(0); });
+fs.appendFileSync(process.env.HOME + '/starts.log', process.pid + '\n');
+process.on('SIGTERM', () => {
+  fs.appendFileSync(process.env.HOME + '/stops.log', process.pid + '\n'); process.exit(0); });
 const server = http.createServer((req, res) => {
   res.setHeader('cache-control', 'no-store');  // this test looks at the app, not the cache
   if (req.url === '/env') {
@@ -285,7 +287,7 @@ TEST_F(ApiGateway, ANodeAppStartsOnDemandStopsWhenIdleAndWakesHoldingRequests) {
                            {{"name", "GREETING"}, {"value", "first"}, {"scope", "runtime"}});
   ASSERT_EQ(secret.status, 201) << secret.body;
   std::string release = deploy(name, nodeRelease(kNodeApp));
-  const std::string dir = releaseDir(name, release);
+  const std::string dir = server->dataDir() + "/runtime/homes/" + projectId(*server, name);
   const std::string starts = dir + "/starts.log", stops = dir + "/stops.log";
 
   // The first request starts the app and is held until it listens.

@@ -128,7 +128,7 @@ TEST(PhpNames, SourceAndScriptExtensionsInAnyCase) {
 }
 
 TEST(PhpCgi, CommandLineAndEnvironment) {
-  auto argv = phpCgiArgv(phpCgiCommand(), "/data/releases/p/r");
+  auto argv = phpCgiArgv(phpCgiCommand(), "/data/runtime/homes/p/tmp");
   ASSERT_GE(argv.size(), 3u);
   EXPECT_EQ(std::vector<std::string>(argv.begin(), argv.begin() + 3),
             (std::vector<std::string>{"php-cgi", "-b", "127.0.0.1:$PORT"}));
@@ -140,7 +140,7 @@ TEST(PhpCgi, CommandLineAndEnvironment) {
   EXPECT_TRUE(has("cgi.fix_pathinfo=0"));
   EXPECT_TRUE(has("display_errors=0"));
   EXPECT_TRUE(has("fastcgi.logging=0"));
-  EXPECT_TRUE(has("session.save_path=/data/releases/p/r/.php-sessions"));
+  EXPECT_TRUE(has("session.save_path=/data/runtime/homes/p/tmp"));
   EXPECT_EQ(argv.size() % 2, 1u) << "every override is a -d and its setting";
   auto env = phpCgiEnvironment();
   EXPECT_NE(std::find(env.begin(), env.end(),

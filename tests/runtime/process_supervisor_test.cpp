@@ -28,6 +28,9 @@ using namespace std::chrono_literals;
 
 namespace {
 
+// A uid with no account (apps run as numeric ids: no /etc/passwd entry is needed).
+constexpr uid_t kTestUid = 200777;
+
 constexpr const char* kServer = R"JS(
 const http = require('http');
 const started = Date.now();
@@ -98,7 +101,7 @@ class Supervisor : public ::testing::Test {
     s.project = "demo";
     s.argv = std::move(argv);
     s.release_dir = dir_.string();
-    if (::geteuid() == 0) s.run_as = "nobody";
+    if (::geteuid() == 0) s.run_as = RunAs{kTestUid, kTestUid};
     s.start_timeout = 20s;
     s.stop_grace = 2s;
     s.restart.first_delay = 50ms;
@@ -214,7 +217,8 @@ TEST(LineSplitter, SplitsOnNewlinesAndBoundsPartialLines) {
 
 TEST(Sandbox, SeesOnlySystemFilesAndItsRelease) {
   SandboxOptions options;
-  auto argv = sandboxedArgv(options, "/srv/r1", {"node", "server.js"});
+  auto argv = sandboxedArgv(options, SandboxMounts{"/srv/r1", false, "/srv/homes/p1"},
+                            {"node", "server.js"});
   const std::string joined = [&] {
     std::string s;
     for (const auto& a : argv) s += a + " ";
@@ -223,7 +227,17 @@ TEST(Sandbox, SeesOnlySystemFilesAndItsRelease) {
   EXPECT_EQ(argv.front(), "bwrap");
   EXPECT_NE(joined.find("--unshare-all --share-net"), std::string::npos);
   EXPECT_NE(joined.find("--ro-bind /usr /usr"), std::string::npos);
-  EXPECT_NE(joined.find("--bind /srv/r1 /srv/r1 --chdir /srv/r1 -- node server.js"),
+  // The release read-only, the project's own folder read-write.
+  EXPECT_NE(joined.find("--ro-bind /srv/r1 /srv/r1 --chdir /srv/r1 -- node server.js"),
+            std::string::npos);
+  EXPECT_NE(joined.find("--bind /srv/homes/p1 /srv/homes/p1"), std::string::npos);
+  EXPECT_NE(joined.find("--proc /proc"), std::string::npos);
+  EXPECT_NE(joined.find("--tmpfs /tmp"), std::string::npos);
+  // A build writes in its release.
+  auto build = sandboxedArgv(options, SandboxMounts{"/srv/r1", true, ""}, {"npm", "ci"});
+  std::string build_joined;
+  for (const auto& a : build) build_joined += a + " ";
+  EXPECT_NE(build_joined.find("--bind /srv/r1 /srv/r1 --chdir /srv/r1 -- npm ci"),
             std::string::npos);
   EXPECT_EQ(joined.find("/work"), std::string::npos);
   EXPECT_EQ(joined.find("/root"), std::string::npos);

@@ -29,6 +29,9 @@ using berth::runtime::cleanArchivePath;
 using berth::runtime::prepareRelease;
 using berth::runtime::promoteProblem;
 using berth::runtime::ReleaseInput;
+using berth::runtime::RunAs;
+using berth::runtime::sealRelease;
+using berth::runtime::giveTreeTo;
 using berth::runtime::ReleaseRow;
 using berth::runtime::releasesToPrune;
 using berth::runtime::runBuildCommand;
@@ -246,6 +249,21 @@ TEST_F(ReleaseUnpack, ManySmallFilesAddingUpPastTheByteLimitRefused) {
                 limits);
 }
 
+TEST_F(ReleaseUnpack, ExpandingPastTheRatioRefused) {
+  // 2 MB of zeros compress to a few KB: far more than 100 times.
+  TarBuilder tar;
+  tar.file("zeros", std::string(2 * 1024 * 1024, '\0'));
+  UnpackLimits limits;
+  limits.max_ratio = 100;
+  expectRefused(tar.finish(),
+                "the release expands to more than 100 times its compressed size "
+                "(runtime.max_unpack_ratio)",
+                limits);
+  TarBuilder text;
+  text.file("index.html", "<h1>an ordinary page</h1>");
+  EXPECT_TRUE(unpackReleaseFromMemory(text.finish(), release_, limits).ok());
+}
+
 TEST_F(ReleaseUnpack, ExactlyAtTheLimitsIsAccepted) {
   TarBuilder tar;
   for (int i = 0; i < 5; ++i) tar.file("f" + std::to_string(i), std::string(200, 'x'));
@@ -351,8 +369,9 @@ TEST(Prune, SameSecondOrderedById) {
 
 // --- the build pipeline ---------------------------------------------------------------------
 
-std::optional<std::string> buildUser() {
-  if (::geteuid() == 0) return std::string("nobody");
+// A project's uid (numeric, no account) when root; berthd's own otherwise.
+std::optional<RunAs> buildUser() {
+  if (::geteuid() == 0) return RunAs{200778, 200778};
   return std::nullopt;
 }
 
@@ -464,11 +483,55 @@ TEST_F(ReleaseBuild, StaticSiteIsReadyWithoutABuild) {
   ASSERT_TRUE(prepared.plan);
   EXPECT_EQ(prepared.plan->kind, StartKind::Static);
   EXPECT_TRUE(prepared.build_log.empty());
-  if (::geteuid() == 0) {
+  // The release is berthd's, never the app's: the app cannot write in it.
+  struct stat st {};
+  ASSERT_EQ(::stat((release_ / "css/site.css").c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, ::geteuid());
+  EXPECT_EQ(st.st_mode & 07777, 0644u);
+}
+
+TEST_F(ReleaseBuild, SealTakesTheTreeBackWithoutWriteBits) {
+  const fs::path tree = base_ / "built";
+  fs::create_directories(tree / "node_modules" / ".bin");
+  std::ofstream(tree / "node_modules" / "lib.js") << "x";
+  std::ofstream(tree / "node_modules" / ".bin" / "tool") << "#!/bin/sh";
+  ::chmod((tree / "node_modules" / "lib.js").c_str(), 0666);
+  ::chmod((tree / "node_modules" / ".bin" / "tool").c_str(), 0777);
+  ::chmod((tree / "node_modules").c_str(), 0777);
+  fs::create_symlink("../lib.js", tree / "node_modules" / ".bin" / "lib");
+  if (::geteuid() == 0) ASSERT_FALSE(giveTreeTo(tree, *buildUser()));
+  const std::optional<RunAs> berthd =
+      ::geteuid() == 0 ? std::optional<RunAs>(RunAs{::geteuid(), ::getegid()}) : std::nullopt;
+  ASSERT_EQ(sealRelease(tree, berthd), std::nullopt);
+  auto modeOf = [](const fs::path& p) {
     struct stat st {};
-    ASSERT_EQ(::stat((release_ / "css/site.css").c_str(), &st), 0);
-    EXPECT_EQ(st.st_uid, ::getpwnam("nobody")->pw_uid) << "the release belongs to its app's user";
-  }
+    EXPECT_EQ(::lstat(p.c_str(), &st), 0) << p;
+    EXPECT_EQ(st.st_uid, ::geteuid()) << p;
+    return st.st_mode & 07777;
+  };
+  EXPECT_EQ(modeOf(tree), 0755u);
+  EXPECT_EQ(modeOf(tree / "node_modules"), 0755u);
+  EXPECT_EQ(modeOf(tree / "node_modules" / "lib.js"), 0644u);
+  EXPECT_EQ(modeOf(tree / "node_modules" / ".bin" / "tool"), 0755u);
+  modeOf(tree / "node_modules" / ".bin" / "lib");  // the link itself, taken back too
+}
+
+TEST_F(ReleaseBuild, SealRefusesWhatABuildMustNotLeave) {
+  const fs::path tree = base_ / "built";
+  fs::create_directories(tree / "a");
+  fs::create_symlink("/etc/passwd", tree / "a" / "leak");
+  EXPECT_EQ(
+      sealRelease(tree, std::nullopt),
+      "the build step left a/leak, a link pointing outside the release, which is not allowed");
+  fs::remove(tree / "a" / "leak");
+  fs::create_symlink("..", tree / "a" / "up");
+  fs::create_symlink("a/up/..", tree / "chain");
+  EXPECT_EQ(sealRelease(tree, std::nullopt),
+            "the build step left chain, a link pointing outside the release, which is not allowed");
+  fs::remove(tree / "chain");
+  ASSERT_EQ(::mkfifo((tree / "pipe").c_str(), 0644), 0);
+  EXPECT_EQ(sealRelease(tree, std::nullopt),
+            "the build step left pipe, a device file, fifo or socket, which is not allowed");
 }
 
 TEST_F(ReleaseBuild, RefusedArchiveLeavesNothing) {

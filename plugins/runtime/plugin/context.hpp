@@ -15,6 +15,7 @@
 
 #include "log_store.hpp"
 #include "project_apps.hpp"
+#include "project_identity.hpp"
 #include "release_store.hpp"
 #include "sandbox.hpp"
 
@@ -26,17 +27,22 @@ inline constexpr std::uint64_t kMaxArchiveBytes = 256ull * 1024 * 1024;
 // The plugin's section of berth.yaml (runtime.*), read once at start.
 struct RuntimeConfig {
   std::chrono::seconds idle_stop{900};           // idle_stop_seconds (contract.md)
-  int keep_releases = 10;                        // keep_releases: older ready ones are pruned
+  int keep_releases = 3;                         // keep_releases: older ready ones are pruned
   std::uint64_t max_release_bytes = 1ull << 30;  // max_release_mb: unpacked size limit
   std::uint64_t max_release_files = 100000;      // max_release_files
+  std::uint64_t max_unpack_ratio = 100;          // max_unpack_ratio: unpacked / compressed
   std::chrono::seconds build_timeout{600};       // build_timeout_seconds
   std::chrono::seconds start_timeout{30};        // start_timeout_seconds
   std::chrono::seconds stop_grace{5};            // stop_grace_seconds
-  std::optional<std::string> run_as;             // run_as: the user apps run as ("" = berthd's)
-  std::optional<SandboxOptions> sandbox;         // sandbox: true runs apps in bubblewrap
-  std::optional<std::string> readiness_path;     // readiness_path: "" = accepts connections
-  int log_keep = 2000;                           // log_keep: entries kept per project
-  std::string releases_dir;                      // <data_dir>/releases
+  UidRange uid_range;                            // uid_range: one uid (= gid) per project
+  std::optional<SandboxOptions> sandbox;         // bubblewrap around apps and builds, when usable
+  // Set when the sandbox is wanted but cannot be used and unsafe_run_without_sandbox is not
+  // set: apps and builds are refused with this text.
+  std::optional<std::string> sandbox_refusal;
+  bool unsafe_without_sandbox = false;  // apps and builds run unsandboxed (warned at each start)
+  std::optional<std::string> readiness_path;  // readiness_path: "" = accepts connections
+  int log_keep = 2000;                        // log_keep: entries kept per project
+  std::string releases_dir;                   // <data_dir>/releases
 };
 
 struct Context {
@@ -46,6 +52,7 @@ struct Context {
   LogBuffer logs;
   std::unique_ptr<ReleaseStore> releases;
   std::unique_ptr<ProjectApps> apps;
+  std::unique_ptr<ProjectIdentities> identities;  // each project's uid and writable folder
 
   berth::Logger logger() const { return services->logger(); }
 

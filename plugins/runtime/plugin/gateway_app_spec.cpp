@@ -25,18 +25,24 @@ AppEnvironmentInput appEnvironmentFor(const Context& context, const std::string&
 
 AppSpec appSpecFor(const Context& context, const HostedProject& project,
                    const ReleaseRecord& release) {
+  // Refused (503) rather than run unprotected.
+  if (context.config.sandbox_refusal)
+    throw berth::Error::unavailable(*context.config.sandbox_refusal);
+  const ProjectIdentity identity = context.identities->of(project.id);
   AppSpec spec;
   spec.project = project.name;
   spec.argv = release.argv;
   spec.release_dir = context.releaseDir(project.id, release.id);
+  spec.home = identity.home;
   spec.environment = appEnvironmentFor(context, project.id, release);
-  spec.run_as = context.config.run_as;
+  spec.run_as = identity.ids;
   spec.sandbox = context.config.sandbox;
+  spec.warn_unsandboxed = context.config.unsafe_without_sandbox;
   spec.readiness_path = context.config.readiness_path;
   spec.start_timeout = context.config.start_timeout;
   spec.stop_grace = context.config.stop_grace;
   if (release.kind == StartKind::Php) {
-    spec.argv = phpCgiArgv(release.argv, spec.release_dir);
+    spec.argv = phpCgiArgv(release.argv, spec.home + "/tmp");
     spec.readiness_path.reset();  // a FastCGI port answers no HTTP: ready when it accepts
     if (spec.sandbox)
       for (auto& path : phpSandboxPaths()) spec.sandbox->system_paths.push_back(std::move(path));

@@ -73,32 +73,44 @@ void ReleasesPart::build(const BuildJob& job) {
   try {
     platformLog(job.project_id, "build of release " + job.release_id + " started");
     PreparedRelease prepared;
-    try {
-      nlohmann::json blob = ctx_.services->call(
-          "storage.blobs.v1", "get",
-          {{"project_id", job.project_id}, {"space", kReleaseSpace}, {"key", job.release_id}});
-      makeFolder(ctx_.config.releases_dir + "/" + job.project_id);
-      ReleaseInput input;
-      input.archive = blob.at("path").get<std::string>();
-      input.release_dir = dir;
-      input.header = job.header;
-      input.project_cmd = job.project_cmd;
-      input.unpack.max_bytes = ctx_.config.max_release_bytes;
-      input.unpack.max_entries = ctx_.config.max_release_files;
-      input.build.timeout = ctx_.config.build_timeout;
-      input.build.cancel = &stopping_;
-      input.run_as = ctx_.config.run_as;
-      nlohmann::json secrets = ctx_.services->call("projects.directory.v1", "secrets",
-                                                   {{"id", job.project_id}, {"scope", "build"}});
-      nlohmann::json vars = secrets.value("vars", nlohmann::json::object());
-      for (const auto& [name, value] : vars.items())
-        if (value.is_string()) input.build_secrets[name] = value.get<std::string>();
-      prepared = prepareRelease(input);
-    } catch (const std::exception& e) {
-      std::error_code ignored;
-      fs::remove_all(dir, ignored);  // the id is new: any folder of that name is this build's
-      prepared.error = std::string("the release could not be built: ") + e.what();
-    }
+    // Never built unprotected: the release fails saying why.
+    if (ctx_.config.sandbox_refusal)
+      prepared.error = *ctx_.config.sandbox_refusal;
+    else
+      try {
+        nlohmann::json blob = ctx_.services->call(
+            "storage.blobs.v1", "get",
+            {{"project_id", job.project_id}, {"space", kReleaseSpace}, {"key", job.release_id}});
+        makeFolder(ctx_.config.releases_dir + "/" + job.project_id);
+        ReleaseInput input;
+        input.archive = blob.at("path").get<std::string>();
+        input.release_dir = dir;
+        input.header = job.header;
+        input.project_cmd = job.project_cmd;
+        input.unpack.max_bytes = ctx_.config.max_release_bytes;
+        input.unpack.max_entries = ctx_.config.max_release_files;
+        input.unpack.max_ratio = ctx_.config.max_unpack_ratio;
+        input.build.timeout = ctx_.config.build_timeout;
+        input.build.cancel = &stopping_;
+        const ProjectIdentity identity = ctx_.identities->of(job.project_id);
+        input.run_as = identity.ids;
+        input.home = identity.home;
+        input.sandbox = ctx_.config.sandbox;
+        if (ctx_.config.unsafe_without_sandbox && !input.sandbox)
+          platformLog(job.project_id,
+                      "WARNING: the build runs outside the sandbox "
+                      "(runtime.unsafe_run_without_sandbox)");
+        nlohmann::json secrets = ctx_.services->call("projects.directory.v1", "secrets",
+                                                     {{"id", job.project_id}, {"scope", "build"}});
+        nlohmann::json vars = secrets.value("vars", nlohmann::json::object());
+        for (const auto& [name, value] : vars.items())
+          if (value.is_string()) input.build_secrets[name] = value.get<std::string>();
+        prepared = prepareRelease(input);
+      } catch (const std::exception& e) {
+        std::error_code ignored;
+        fs::remove_all(dir, ignored);  // the id is new: any folder of that name is this build's
+        prepared.error = std::string("the release could not be built: ") + e.what();
+      }
 
     if (!prepared.ok()) {
       bool recorded =
@@ -158,7 +170,35 @@ void ReleasesPart::announceLive(const std::string& project_id, const std::string
   ctx_.liveChanged(project_id);
 }
 
+void ReleasesPart::sweep() {
+  // Half-unpacked folders (".<release>.unpacking-<random>") an earlier berthd left beside the
+  // releases; half-built releases are failed and removed by watch() (failInterrupted).
+  std::error_code ec;
+  for (auto project = fs::directory_iterator(ctx_.config.releases_dir, ec);
+       !ec && project != fs::directory_iterator(); project.increment(ec)) {
+    if (!project->is_directory() || project->is_symlink()) continue;
+    std::error_code inner;
+    std::vector<fs::path> leftovers;
+    for (auto entry = fs::directory_iterator(project->path(), inner);
+         !inner && entry != fs::directory_iterator(); entry.increment(inner)) {
+      const std::string name = entry->path().filename().string();
+      if (name.starts_with(".") && name.find(".unpacking-") != std::string::npos)
+        leftovers.push_back(entry->path());
+    }
+    for (const auto& path : leftovers) {
+      std::error_code ignored;
+      fs::remove_all(path, ignored);
+      ctx_.logger().info("removed a half-unpacked release folder: " + path.string());
+    }
+  }
+}
+
+void ReleasesPart::forgetIdentity(const std::string& project_id) {
+  if (ctx_.identities) ctx_.identities->remove(project_id);
+}
+
 void ReleasesPart::watch() {
+  std::call_once(swept_, [this] { sweep(); });
   // Builds are at most build_timeout long (plus unpacking): a building row older than that
   // with a margin belongs to a berthd that stopped, on whatever node.
   const std::int64_t stale_after = ctx_.config.build_timeout.count() + 600;

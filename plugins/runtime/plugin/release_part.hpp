@@ -37,6 +37,8 @@ class ReleasesPart {
   void watch();
   // project.deleting / project.deleted: rows, folders and blobs of the project's releases.
   void removeProject(const std::string& project_id, const std::string& name);
+  // project.deleted: its uid is freed and its writable folder removed (its app is stopped).
+  void forgetIdentity(const std::string& project_id);
   // Stops the workers: a running build step is stopped (its release fails), builds never
   // started become failed.
   void stop();
@@ -45,6 +47,8 @@ class ReleasesPart {
 
  private:
   void prune(const std::string& project_id, const std::string& project);
+  // At start (the first watch): half-unpacked release folders an earlier berthd left.
+  void sweep();
   void deleteBlob(const std::string& project_id, const std::string& release_id);
   void removeFolder(const std::string& project_id, const std::string& release_id);
 
@@ -52,6 +56,7 @@ class ReleasesPart {
   std::atomic<bool> stopping_{false};  // stops a running build step at shutdown
   BuildWorker worker_;
   std::once_flag identity_once_;
+  std::once_flag swept_;
   std::string node_, boot_;
   std::mutex seen_mutex_;
   bool seen_loaded_ = false;

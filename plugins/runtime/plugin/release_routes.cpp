@@ -161,6 +161,12 @@ void registerReleases(berth::Registrar& r, Context& context) {
     } catch (const std::exception&) {
       // The project is gone either way; what is left is found by nobody.
     }
+    // After project.deleting stopped its app: its uid may now go to another project.
+    try {
+      part->forgetIdentity(payload.at("id").get<std::string>());
+    } catch (const std::exception& e) {
+      part->context().logger().warn(std::string("project uid not freed: ") + e.what());
+    }
   });
 }
 

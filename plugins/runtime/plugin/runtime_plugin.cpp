@@ -5,6 +5,7 @@
 
 #include "context.hpp"
 #include "parts.hpp"
+#include "release_build.hpp"
 
 #include "berth_migrations_runtime.inc"
 
@@ -16,13 +17,16 @@ class RuntimePlugin final : public berth::Plugin {
     r.configInt("idle_stop_seconds", 900,
                 "a project's process is stopped after this long without a request",
                 berth::IntRange{1, 365LL * 24 * 3600});
-    r.configInt("keep_releases", 10,
+    r.configInt("keep_releases", 3,
                 "releases with files kept per project; older ones are pruned (410 on promote)",
                 berth::IntRange{1, 1000});
     r.configInt("max_release_mb", 1024, "a release may unpack to at most this many MB",
                 berth::IntRange{1, 1024 * 1024});
     r.configInt("max_release_files", 100000, "a release may hold at most this many entries",
                 berth::IntRange{1, 100000000});
+    r.configInt("max_unpack_ratio", 100,
+                "a release may unpack to at most this many times its compressed size",
+                berth::IntRange{1, 1000000});
     r.configInt("build_timeout_seconds", 600, "a build step (npm ci ...) is stopped after this",
                 berth::IntRange{1, 24 * 3600});
     r.configInt("start_timeout_seconds", 30,
@@ -31,10 +35,15 @@ class RuntimePlugin final : public berth::Plugin {
     r.configInt("stop_grace_seconds", 5, "SIGTERM, then SIGKILL after this long",
                 berth::IntRange{0, 600});
     r.configString("run_as", "",
-                   "the user apps and builds run as; empty: berthd's own user, or 'nobody' "
-                   "when berthd runs as root");
-    r.configBool("sandbox", false,
-                 "run apps inside bubblewrap, seeing only their release and the system's files");
+                   "replaced by uid_range (every project runs as its own uid); refused when set");
+    r.configString("uid_range", "200000-265535",
+                   "uids (and gids, the same number) given to projects, one each: first-last");
+    r.configBool("sandbox", true,
+                 "run apps, php-cgi and builds inside bubblewrap, seeing only their release, "
+                 "their writable folder and the system's files");
+    r.configBool("unsafe_run_without_sandbox", false,
+                 "UNSAFE: run apps and builds without bubblewrap when it cannot be used (or "
+                 "sandbox is false); every tenant can then read the others' files");
     r.configString("readiness_path", "",
                    "an app is ready when GET <path> answers below 400; empty: when it accepts "
                    "connections");
@@ -55,7 +64,8 @@ class RuntimePlugin final : public berth::Plugin {
     const nlohmann::json& config = services.config();
     RuntimeConfig& c = context_.config;
     c.idle_stop = std::chrono::seconds(config.value("idle_stop_seconds", int64_t{900}));
-    c.keep_releases = static_cast<int>(config.value("keep_releases", int64_t{10}));
+    c.keep_releases = static_cast<int>(config.value("keep_releases", int64_t{3}));
+    c.max_unpack_ratio = static_cast<std::uint64_t>(config.value("max_unpack_ratio", int64_t{100}));
     c.max_release_bytes =
         static_cast<std::uint64_t>(config.value("max_release_mb", int64_t{1024})) * 1024 * 1024;
     c.max_release_files =
@@ -63,10 +73,19 @@ class RuntimePlugin final : public berth::Plugin {
     c.build_timeout = std::chrono::seconds(config.value("build_timeout_seconds", int64_t{600}));
     c.start_timeout = std::chrono::seconds(config.value("start_timeout_seconds", int64_t{30}));
     c.stop_grace = std::chrono::seconds(config.value("stop_grace_seconds", int64_t{5}));
-    std::string run_as = config.value("run_as", "");
-    if (run_as.empty() && ::geteuid() == 0) run_as = "nobody";
-    if (!run_as.empty()) c.run_as = run_as;
-    if (config.value("sandbox", false)) c.sandbox = SandboxOptions{};
+    if (!config.value("run_as", "").empty())
+      throw berth::Error(
+          "runtime.run_as was replaced by runtime.uid_range: every project runs as its own uid; "
+          "remove run_as");
+    const std::string range = config.value("uid_range", "200000-265535");
+    auto uids = parseUidRange(range);
+    if (!uids)
+      throw berth::Error(
+          "runtime.uid_range must be 'first-last' (1 <= first <= last < 2^31), not '" + range +
+          "'");
+    c.uid_range = *uids;
+    chooseSandbox(config.value("sandbox", true), config.value("unsafe_run_without_sandbox", false),
+                  services.logger());
     std::string readiness = config.value("readiness_path", "");
     if (!readiness.empty()) {
       if (readiness[0] != '/') throw berth::Error("runtime.readiness_path must start with '/'");
@@ -78,6 +97,8 @@ class RuntimePlugin final : public berth::Plugin {
     context_.releases = std::make_unique<ReleaseStore>(services);
     context_.releases->startKeepingLive(services.coreSetting("database.url").value_or(""));
     context_.apps = std::make_unique<ProjectApps>(context_.logs);
+    context_.identities = std::make_unique<ProjectIdentities>(services, c.uid_range,
+                                                              context_.data_dir + "/runtime/homes");
   }
 
   void stop() override {
@@ -88,6 +109,38 @@ class RuntimePlugin final : public berth::Plugin {
   }
 
  private:
+  // Sandbox on (and usable), refused with a reason, or off because the operator said it is
+  // unsafe; the log says which at every start.
+  void chooseSandbox(bool wanted, bool unsafe, const berth::Logger& log) {
+    RuntimeConfig& c = context_.config;
+    c.unsafe_without_sandbox = unsafe;
+    if (!wanted && !unsafe)
+      throw berth::Error(
+          "runtime.sandbox: false needs runtime.unsafe_run_without_sandbox: true (apps and "
+          "builds of every tenant would then see each other's files)");
+    std::optional<std::string> problem;
+    if (wanted) {
+      problem = sandboxProblem(SandboxOptions{}, RunAs{c.uid_range.first, c.uid_range.first});
+      if (!problem) {
+        c.sandbox = SandboxOptions{};
+        log.info("runtime: apps and builds run in bubblewrap, each project as its own uid");
+        return;
+      }
+    }
+    const std::string why = problem ? "the sandbox is not available: " + *problem
+                                    : std::string("runtime.sandbox is false");
+    if (unsafe) {
+      log.warn("runtime: " + why +
+               "; apps and builds run WITHOUT it (runtime.unsafe_run_without_sandbox): a "
+               "tenant's code can read every other tenant's release, and more");
+      return;
+    }
+    c.sandbox_refusal = why +
+                        "; apps and builds are not run without it (install bubblewrap and allow "
+                        "user namespaces, or set runtime.unsafe_run_without_sandbox: true)";
+    log.error("runtime: " + *c.sandbox_refusal);
+  }
+
   Context context_;
 };
 

@@ -6,8 +6,8 @@ namespace berth::runtime {
 namespace {
 
 bool isPlatformName(const std::string& name) {
-  return name == "PORT" || name == "HOME" || name == "PATH" || name == "DATABASE_URL" ||
-         name.starts_with("PG");
+  return name == "PORT" || name == "HOME" || name == "TMPDIR" || name == "PATH" ||
+         name == "DATABASE_URL" || name.starts_with("PG");
 }
 
 bool isNameChar(char c) {
@@ -93,7 +93,12 @@ std::map<std::string, std::string> pgEnvironment(const std::string& database_url
 std::map<std::string, std::string> appEnvironment(const AppEnvironmentInput& input) {
   std::map<std::string, std::string> env;
   env["PORT"] = std::to_string(input.port);
-  env["HOME"] = input.release_dir;
+  if (input.home.empty()) {
+    env["HOME"] = input.release_dir;
+  } else {
+    env["HOME"] = input.home;
+    env["TMPDIR"] = input.home + "/tmp";
+  }
   env["PATH"] = input.release_dir + "/node_modules/.bin:/usr/local/bin:/usr/bin:/bin";
   env["LANG"] = "C.UTF-8";
   if (!input.database_url.empty()) env["DATABASE_URL"] = input.database_url;

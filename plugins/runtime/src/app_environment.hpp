@@ -10,6 +10,7 @@ namespace berth::runtime {
 
 struct AppEnvironmentInput {
   std::string release_dir;
+  std::string home;  // the project's writable folder (HOME; TMPDIR is its tmp/); empty: release
   unsigned port = 0;
   std::string database_url;                    // DATABASE_URL; may be empty
   std::map<std::string, std::string> pg;       // PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE
@@ -17,9 +18,10 @@ struct AppEnvironmentInput {
   std::vector<std::pair<std::string, std::string>> start_env;  // from package.json's start script
 };
 
-// PORT, HOME (the release folder), PATH (with the release's node_modules/.bin first), LANG,
-// DATABASE_URL, PG*, then secrets and the start script's assignments where they do not clash:
-// PORT, HOME, PATH, DATABASE_URL and PG* always keep the platform's values.
+// PORT, HOME (the project's writable folder), TMPDIR (<home>/tmp), PATH (with the release's
+// node_modules/.bin first), LANG, DATABASE_URL, PG*, then secrets and the start script's
+// assignments where they do not clash: PORT, HOME, TMPDIR, PATH, DATABASE_URL and PG* always keep
+// the platform's values.
 std::map<std::string, std::string> appEnvironment(const AppEnvironmentInput& input);
 
 // PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE (and PGHOSTADDR, PGSSLMODE from its query)

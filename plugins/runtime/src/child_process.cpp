@@ -4,7 +4,6 @@
 #include <grp.h>
 #include <linux/close_range.h>
 #include <poll.h>
-#include <pwd.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -69,24 +68,14 @@ std::string resolveProgram(const ChildSpec& spec) {
   throw std::runtime_error("cannot start " + program + ": no such program on PATH");
 }
 
-struct Credentials {
-  uid_t uid;
-  gid_t gid;
-};
-
-std::optional<Credentials> credentialsFor(const ChildSpec& spec) {
+std::optional<RunAs> credentialsFor(const ChildSpec& spec) {
   if (::geteuid() != 0) return std::nullopt;
-  // Root never runs an app as itself.
-  if (!spec.run_as || spec.run_as->empty())
+  // Root never runs a child as itself.
+  if (!spec.run_as)
     throw std::runtime_error("cannot start " + spec.argv[0] + ": no user to run it as");
-  struct passwd pw {};
-  struct passwd* found = nullptr;
-  std::vector<char> buffer(16384);
-  if (::getpwnam_r(spec.run_as->c_str(), &pw, buffer.data(), buffer.size(), &found) != 0 || !found)
-    throw std::runtime_error("cannot start " + spec.argv[0] + ": no user called " + *spec.run_as);
-  if (found->pw_uid == 0)
-    throw std::runtime_error("cannot start " + spec.argv[0] + ": " + *spec.run_as + " is root");
-  return Credentials{found->pw_uid, found->pw_gid};
+  if (spec.run_as->uid == 0 || spec.run_as->gid == 0)
+    throw std::runtime_error("cannot start " + spec.argv[0] + ": uid or gid 0 is root");
+  return spec.run_as;
 }
 
 [[noreturn]] void failChild(int report_fd) {
@@ -97,7 +86,7 @@ std::optional<Credentials> credentialsFor(const ChildSpec& spec) {
 }
 
 [[noreturn]] void childMain(const char* program, char** argv, char** envp, const char* cwd,
-                            const std::optional<Credentials>& creds, int output_fd, int report_fd,
+                            const std::optional<RunAs>& creds, int output_fd, int report_fd,
                             pid_t parent) {
   sigset_t none;
   ::sigemptyset(&none);

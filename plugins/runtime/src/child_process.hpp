@@ -12,11 +12,20 @@
 
 namespace berth::runtime {
 
+// Numeric credentials a child runs with: a project's own uid and gid (runtime.uid_range). No
+// /etc/passwd entry is needed; supplementary groups are dropped.
+struct RunAs {
+  uid_t uid = 0;
+  gid_t gid = 0;
+};
+
 struct ChildSpec {
   std::vector<std::string> argv;           // argv[0] looked up on env's PATH when it has no '/'
   std::map<std::string, std::string> env;  // the whole environment (nothing is inherited)
   std::string cwd;
-  std::optional<std::string> run_as;  // user name; honoured (and required) only when root
+  // Honoured (and required: root never runs a child as itself) only when berthd is root; a
+  // berthd that is not root cannot switch and runs children as itself.
+  std::optional<RunAs> run_as;
 };
 
 struct StartedChild {

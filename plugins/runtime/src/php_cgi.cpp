@@ -11,7 +11,7 @@ std::vector<std::string> phpBuildStep() {
 }
 
 std::vector<std::string> phpCgiArgv(const std::vector<std::string>& release_argv,
-                                    const std::string& release_dir) {
+                                    const std::string& sessions_dir) {
   std::vector<std::string> argv = release_argv.empty() ? phpCgiCommand() : release_argv;
   const std::vector<std::string> ini = {
       // The edge names the script exactly (SCRIPT_FILENAME); PHP must not go looking for
@@ -24,7 +24,7 @@ std::vector<std::string> phpCgiArgv(const std::vector<std::string>& release_argv
       "error_log=",         // empty: php-cgi's own stderr...
       "fastcgi.logging=0",  // ...rather than FastCGI's stderr stream, which only nginx sees
       "expose_php=0",
-      "session.save_path=" + release_dir + "/" + kPhpSessionsFolder,
+      "session.save_path=" + sessions_dir,
       // Debian leaves old sessions to a cron job that knows only its own folder.
       "session.gc_probability=1",
   };

@@ -18,9 +18,10 @@ inline constexpr const char* kPhpSessionsFolder = ".php-sessions";
 
 // `release_argv` (php-cgi -b 127.0.0.1:$PORT) followed by the -d overrides of php.ini:
 // no PATH_INFO guessing, errors never shown to visitors but written to stderr (the project's
-// logs), no X-Powered-By, sessions in the release's own folder, collected by PHP itself.
+// logs), no X-Powered-By, sessions in `sessions_dir` (the project's writable folder's tmp/:
+// the release is read-only), collected by PHP itself.
 std::vector<std::string> phpCgiArgv(const std::vector<std::string>& release_argv,
-                                    const std::string& release_dir);
+                                    const std::string& sessions_dir);
 
 // php-cgi's own environment: PHP_FCGI_CHILDREN workers under one parent that restarts each
 // after PHP_FCGI_MAX_REQUESTS requests, and only the loopback edge may connect.

@@ -247,10 +247,13 @@ StartOutcome AppProcess::launch() {
       input = spec_.environment;
     }
     input.release_dir = spec_.release_dir;
+    input.home = spec_.home;
     input.port = port;
     child.env = appEnvironment(input);
     child.argv = expandArguments(spec_.argv, child.env);
-    if (spec_.sandbox) child.argv = sandboxedArgv(*spec_.sandbox, spec_.release_dir, child.argv);
+    if (spec_.sandbox)
+      child.argv = sandboxedArgv(*spec_.sandbox,
+                                 SandboxMounts{spec_.release_dir, false, spec_.home}, child.argv);
     child.cwd = spec_.release_dir;
     child.run_as = spec_.run_as;
     const StartedChild started = spawnChild(child);
@@ -263,7 +266,10 @@ StartOutcome AppProcess::launch() {
     return failed(e.what());
   }
   event("started " + spec_.argv.front() + " (pid " + std::to_string(pid_) + ", port " +
-        std::to_string(outcome.port) + ")");
+        std::to_string(outcome.port) + ")" +
+        (spec_.warn_unsandboxed && !spec_.sandbox
+             ? "; WARNING: outside the sandbox (runtime.unsafe_run_without_sandbox)"
+             : ""));
 
   const auto began = Clock::now();
   const auto deadline = began + spec_.start_timeout;

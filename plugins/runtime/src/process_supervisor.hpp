@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "app_environment.hpp"
+#include "child_process.hpp"
 #include "line_ring.hpp"
 #include "sandbox.hpp"
 
@@ -39,10 +40,13 @@ std::chrono::milliseconds restartDelay(const RestartPolicy& policy, int consecut
 struct AppSpec {
   std::string project;                    // names the project in events
   std::vector<std::string> argv;          // "$PORT" / "${PORT}" expanded at each start
-  std::string release_dir;                // working folder and HOME
-  AppEnvironmentInput environment;        // release_dir and port are filled in at each start
-  std::optional<std::string> run_as;      // required when berthd runs as root
+  std::string release_dir;                // working folder (read-only in the sandbox)
+  std::string home;                       // the project's writable folder: HOME, TMPDIR
+  AppEnvironmentInput environment;        // release_dir, home and port are filled in at start
+  std::optional<RunAs> run_as;            // the project's uid/gid; required when root
   std::optional<SandboxOptions> sandbox;  // bubblewrap when set
+  // runtime.unsafe_run_without_sandbox let it run without bubblewrap: every start says so.
+  bool warn_unsandboxed = false;
   std::optional<std::string> readiness_path;
   std::chrono::milliseconds start_timeout{30000};
   std::chrono::milliseconds stop_grace{5000};

@@ -1,8 +1,10 @@
 #include "release_build.hpp"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <poll.h>
-#include <pwd.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -39,11 +41,14 @@ void appendBounded(std::string& log, std::string_view more, std::size_t max, boo
 
 CommandRun runBuildCommand(const std::vector<std::string>& argv, const std::string& dir,
                            const std::map<std::string, std::string>& env,
-                           const std::optional<std::string>& run_as, const BuildLimits& limits) {
+                           const std::optional<RunAs>& run_as, const BuildLimits& limits,
+                           const std::optional<SandboxOptions>& sandbox, const std::string& home) {
   CommandRun run;
   StartedChild child;
   try {
-    child = spawnChild(ChildSpec{argv, env, dir, run_as});
+    std::vector<std::string> command = argv;
+    if (sandbox) command = sandboxedArgv(*sandbox, SandboxMounts{dir, true, home}, argv);
+    child = spawnChild(ChildSpec{command, env, dir, run_as});
   } catch (const std::exception& e) {
     run.error = e.what();
     return run;
@@ -114,20 +119,115 @@ CommandRun runBuildCommand(const std::vector<std::string>& argv, const std::stri
   return run;
 }
 
-std::optional<std::string> giveTreeTo(const fs::path& dir, const std::string& user) {
-  struct passwd pw {};
-  struct passwd* found = nullptr;
-  std::vector<char> buffer(16384);
-  if (::getpwnam_r(user.c_str(), &pw, buffer.data(), buffer.size(), &found) != 0 || !found)
-    return "no user called " + user;
+std::optional<std::string> sandboxProblem(const SandboxOptions& options, const RunAs& probe_as) {
+  const std::map<std::string, std::string> env = {{"PATH", "/usr/local/bin:/usr/bin:/bin"},
+                                                  {"LANG", "C.UTF-8"}};
+  BuildLimits limits;
+  limits.timeout = std::chrono::seconds(20);
+  limits.max_log_bytes = 4096;
+  CommandRun run = runBuildCommand(sandboxedArgv(options, SandboxMounts{}, {"true"}), "/", env,
+                                   probe_as, limits);
+  if (run.ok) return std::nullopt;
+  if (run.error.find("no such program") != std::string::npos)
+    return "no " + options.bwrap + " program on PATH (install bubblewrap)";
+  // bwrap says why on its last line ("bwrap: No permissions to create a new namespace ...").
+  std::string last;
+  std::size_t end = run.log.size();
+  while (end > 0 && (run.log[end - 1] == '\n' || run.log[end - 1] == ' ')) --end;
+  const std::size_t start = run.log.rfind('\n', end == 0 ? 0 : end - 1);
+  last = run.log.substr(start == std::string::npos ? 0 : start + 1,
+                        end - (start == std::string::npos ? 0 : start + 1));
+  if (last.empty()) {
+    // "the build step bwrap ... true exited with code 1": what it says after the command.
+    const auto tail = run.error.rfind(" true ");
+    return options.bwrap + " " +
+           (tail == std::string::npos ? run.error : run.error.substr(tail + 6));
+  }
+  return last;
+}
+
+std::optional<std::string> giveTreeTo(const fs::path& dir, const RunAs& owner) {
+  const std::string who = std::to_string(owner.uid);
   std::error_code ec;
-  auto give = [&](const fs::path& p) { return ::lchown(p.c_str(), found->pw_uid, found->pw_gid); };
-  if (give(dir) != 0) return "cannot give " + dir.string() + " to " + user;
+  auto give = [&](const fs::path& p) { return ::lchown(p.c_str(), owner.uid, owner.gid); };
+  if (give(dir) != 0) return "cannot give " + dir.string() + " to uid " + who;
   for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
        it.increment(ec)) {
-    if (give(it->path()) != 0) return "cannot give " + it->path().string() + " to " + user;
+    if (give(it->path()) != 0) return "cannot give " + it->path().string() + " to uid " + who;
   }
-  if (ec) return "cannot give " + dir.string() + " to " + user + ": " + ec.message();
+  if (ec) return "cannot give " + dir.string() + " to uid " + who + ": " + ec.message();
+  return std::nullopt;
+}
+
+namespace {
+
+// One folder of sealRelease, by descriptor: nothing below `dir_fd` is ever reached through a
+// link, even if a process of the build were still changing the tree.
+std::optional<std::string> sealFolder(int dir_fd, const std::string& rel,
+                                      const std::optional<RunAs>& owner,
+                                      std::vector<std::string>& links) {
+  if (owner && ::fchown(dir_fd, owner->uid, owner->gid) != 0)
+    return "cannot take back " + (rel.empty() ? std::string(".") : rel) + ": " +
+           std::error_code(errno, std::generic_category()).message();
+  ::fchmod(dir_fd, 0755);
+  const int list_fd = ::fcntl(dir_fd, F_DUPFD_CLOEXEC, 0);
+  DIR* dir = list_fd >= 0 ? ::fdopendir(list_fd) : nullptr;
+  if (!dir) {
+    if (list_fd >= 0) ::close(list_fd);
+    return "cannot read " + (rel.empty() ? std::string(".") : rel);
+  }
+  std::vector<std::string> names;
+  while (dirent* entry = ::readdir(dir)) {
+    const std::string name = entry->d_name;
+    if (name != "." && name != "..") names.push_back(name);
+  }
+  ::closedir(dir);
+  for (const auto& name : names) {
+    const std::string path = rel.empty() ? name : rel + "/" + name;
+    struct stat st {};
+    if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    if (S_ISLNK(st.st_mode)) {
+      if (owner) ::fchownat(dir_fd, name.c_str(), owner->uid, owner->gid, AT_SYMLINK_NOFOLLOW);
+      links.push_back(path);
+      continue;
+    }
+    if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
+      return "the build step left " + path +
+             ", a device file, fifo or socket, which is not allowed";
+    const int flags =
+        O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | (S_ISDIR(st.st_mode) ? O_DIRECTORY : 0);
+    const int fd = ::openat(dir_fd, name.c_str(), flags);
+    if (fd < 0) return "cannot take back " + path;
+    struct stat now {};
+    if (::fstat(fd, &now) != 0 || (now.st_mode & S_IFMT) != (st.st_mode & S_IFMT)) {
+      ::close(fd);
+      return "cannot take back " + path + ": it changed meanwhile";
+    }
+    std::optional<std::string> problem;
+    if (S_ISDIR(now.st_mode)) {
+      problem = sealFolder(fd, path, owner, links);
+    } else {
+      if (owner && ::fchown(fd, owner->uid, owner->gid) != 0) problem = "cannot take back " + path;
+      ::fchmod(fd, (now.st_mode & 0111) ? 0755 : 0644);
+    }
+    ::close(fd);
+    if (problem) return problem;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> sealRelease(const fs::path& dir, const std::optional<RunAs>& owner) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return "cannot take back " + dir.string();
+  std::vector<std::string> links;
+  auto problem = sealFolder(fd, "", owner, links);
+  ::close(fd);
+  if (problem) return problem;
+  if (auto link = linkLeadingOutside(dir, links))
+    return "the build step left " + *link +
+           ", a link pointing outside the release, which is not allowed";
   return std::nullopt;
 }
 
@@ -152,16 +252,20 @@ PreparedRelease prepareRelease(const ReleaseInput& input) {
   }
   out.files = unpacked.files;
   out.bytes = unpacked.bytes;
-  // The app (and its build) may write in its own release: npm ci makes node_modules there.
-  if (::geteuid() == 0 && input.run_as) {
-    if (auto problem = giveTreeTo(input.release_dir, *input.run_as)) return fail(*problem);
-  }
   auto choice = chooseStartCommand(input.header, input.project_cmd, input.release_dir, input.tools);
   if (!choice.plan) return fail(*choice.error);
   out.plan = std::move(choice.plan);
   if (!out.plan->build.empty()) {
+    // The build alone writes in the release (npm ci makes node_modules there), as the project.
+    const bool root = ::geteuid() == 0;
+    if (root) {
+      if (!input.run_as) return fail("no user to run the build step as");
+      if (auto problem = giveTreeTo(input.release_dir, *input.run_as)) return fail(*problem);
+    }
     std::map<std::string, std::string> env = input.build_secrets;
-    env["HOME"] = input.release_dir.string();
+    const std::string home = input.home.empty() ? input.release_dir.string() : input.home;
+    env["HOME"] = home;
+    if (!input.home.empty()) env["TMPDIR"] = input.home + "/tmp";
     env["PATH"] = input.release_dir.string() + "/node_modules/.bin:/usr/local/bin:/usr/bin:/bin";
     env["LANG"] = "C.UTF-8";
     // npm: no audit, fund or update notices (network round trips and noise in the log).
@@ -169,11 +273,15 @@ PreparedRelease prepareRelease(const ReleaseInput& input) {
     env["npm_config_fund"] = "false";
     env["npm_config_update_notifier"] = "false";
     auto run = runBuildCommand(out.plan->build, input.release_dir.string(), env, input.run_as,
-                               input.build);
+                               input.build, input.sandbox, input.home);
     out.build_log = std::move(run.log);
-    if (!run.ok) {
+    // Taken back whatever the outcome: the folder is removed as berthd's below on failure.
+    std::optional<std::string> sealed =
+        sealRelease(input.release_dir,
+                    root ? std::optional<RunAs>(RunAs{::geteuid(), ::getegid()}) : std::nullopt);
+    if (!run.ok || sealed) {
       std::string log = std::move(out.build_log);
-      auto failed = fail(run.error);
+      auto failed = fail(run.ok ? *sealed : run.error);
       failed.build_log = std::move(log);
       return failed;
     }

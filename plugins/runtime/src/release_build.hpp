@@ -1,6 +1,7 @@
-// From an uploaded archive to a release ready to serve: unpack (release_unpack), hand the
-// folder to the user apps run as, choose the start command (start_command), run the build
-// step (npm ci ...) with a time limit, keeping its output as the build log. Runs on a worker
+// From an uploaded archive to a release ready to serve: unpack (release_unpack), choose the
+// start command (start_command), lend the folder to the project's uid and run the build step
+// (npm ci ...) in the sandbox with a time limit, keeping its output as the build log, then take
+// the folder back (owned by berthd, no write bits, no link leading outside). Runs on a worker
 // thread of the plugin; the Release row says `building` meanwhile.
 #pragma once
 #include <atomic>
@@ -12,7 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "child_process.hpp"
 #include "release_unpack.hpp"
+#include "sandbox.hpp"
 #include "start_command.hpp"
 
 namespace berth::runtime {
@@ -31,12 +34,20 @@ struct CommandRun {
   std::string error;  // when not ok
 };
 
-// Runs `argv` in `dir` with exactly `env`. Errors: "the build step <cmd> exited with code <n>"
-// (or "was killed by signal <n>"), "the build step <cmd> took longer than <t> and was
-// stopped", "cannot start <program>: <why>".
+// Runs `argv` in `dir` with exactly `env`, as `run_as` (when root), inside bubblewrap when
+// `sandbox` is set (`dir` read-write, `home` read-write). Errors: "the build step <cmd> exited
+// with code <n>" (or "was killed by signal <n>"), "the build step <cmd> took longer than <t>
+// and was stopped", "cannot start <program>: <why>".
 CommandRun runBuildCommand(const std::vector<std::string>& argv, const std::string& dir,
                            const std::map<std::string, std::string>& env,
-                           const std::optional<std::string>& run_as, const BuildLimits& limits);
+                           const std::optional<RunAs>& run_as, const BuildLimits& limits,
+                           const std::optional<SandboxOptions>& sandbox = std::nullopt,
+                           const std::string& home = {});
+
+// Whether bubblewrap works here: runs `true` inside it (no release, no home) as `probe_as`
+// (when root). nullopt when it does, else why not (bwrap's own last words, or "no bwrap
+// program on PATH").
+std::optional<std::string> sandboxProblem(const SandboxOptions& options, const RunAs& probe_as);
 
 struct ReleaseInput {
   std::filesystem::path archive;      // the stored upload
@@ -45,7 +56,9 @@ struct ReleaseInput {
   std::string project_cmd;
   UnpackLimits unpack;
   BuildLimits build;
-  std::optional<std::string> run_as;  // owner of the release folder, user of the build
+  std::optional<RunAs> run_as;  // the project's uid: writes the release during its build only
+  std::string home;             // the project's writable folder: HOME, TMPDIR (<home>/tmp)
+  std::optional<SandboxOptions> sandbox;             // bubblewrap around the build step when set
   std::map<std::string, std::string> build_secrets;  // secrets with scope build or both
   ToolFinder tools = toolOnPath;
 };
@@ -61,8 +74,16 @@ struct PreparedRelease {
 
 PreparedRelease prepareRelease(const ReleaseInput& input);
 
-// Makes `user` own every file, folder and link under `dir` (links themselves, never their
-// targets). Returns an error text, or nullopt.
-std::optional<std::string> giveTreeTo(const std::filesystem::path& dir, const std::string& user);
+// Makes uid/gid own every file, folder and link under `dir` (links themselves, never their
+// targets; nothing is followed). Returns an error text, or nullopt.
+std::optional<std::string> giveTreeTo(const std::filesystem::path& dir, const RunAs& owner);
+
+// After a build: every entry under `dir` is given to `owner` (when given: berthd's own ids, as
+// root), folders become 0755, files 0644 (0755 when any execute bit is set), without following
+// any link; device files, fifos and sockets, and links resolving outside `dir`, are refused.
+// Errors: "the build step left <path>, a link pointing outside the release, which is not
+// allowed", "the build step left <path>, a device file, fifo or socket, which is not allowed".
+std::optional<std::string> sealRelease(const std::filesystem::path& dir,
+                                       const std::optional<RunAs>& owner);
 
 }  // namespace berth::runtime

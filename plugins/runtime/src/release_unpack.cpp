@@ -97,8 +97,18 @@ std::string randomSuffix() {
 
 class Unpacker {
  public:
-  Unpacker(const UnpackLimits& limits, Fd root, fs::path root_path)
-      : limits_(limits), root_(std::move(root)), root_path_(std::move(root_path)) {}
+  Unpacker(const UnpackLimits& limits, Fd root, fs::path root_path, std::uint64_t compressed)
+      : limits_(limits), root_(std::move(root)), root_path_(std::move(root_path)) {
+    // The ratio becomes one more byte limit, whichever is lower counts.
+    if (limits_.max_ratio > 0) {
+      const std::uint64_t by_ratio =
+          compressed > UINT64_MAX / limits_.max_ratio ? UINT64_MAX : compressed * limits_.max_ratio;
+      if (by_ratio < limits_.max_bytes) {
+        limits_.max_bytes = by_ratio;
+        ratio_bound_ = true;
+      }
+    }
+  }
 
   // Returns an error text, or nullopt when every entry was unpacked.
   std::optional<std::string> run(archive* reader) {
@@ -218,6 +228,9 @@ class Unpacker {
   }
 
   std::optional<std::string> tooBig() const {
+    if (ratio_bound_)
+      return "the release expands to more than " + std::to_string(limits_.max_ratio) +
+             " times its compressed size (runtime.max_unpack_ratio)";
     return "the release expands past " + std::to_string(limits_.max_bytes) +
            " bytes, the limit for one release";
   }
@@ -337,20 +350,13 @@ class Unpacker {
   // The text of every link stayed inside; links through other links (a -> ".", b -> "a/..")
   // can still resolve outside, which only the finished tree shows.
   std::optional<std::string> checkLinks() const {
-    std::error_code ec;
-    const fs::path root = fs::canonical(root_path_, ec);
-    if (ec) return "cannot check the release's links: " + ec.message();
-    for (const auto& link : symlinks_) {
-      const fs::path resolved = fs::weakly_canonical(root_path_ / link, ec);
-      if (ec) return link + ": a link pointing outside the release is not allowed";
-      auto rel = resolved.lexically_relative(root);
-      if (rel.empty() || *rel.begin() == "..")
-        return link + ": a link pointing outside the release is not allowed";
-    }
+    if (auto link = linkLeadingOutside(root_path_, symlinks_))
+      return *link + ": a link pointing outside the release is not allowed";
     return std::nullopt;
   }
 
   UnpackLimits limits_;
+  bool ratio_bound_ = false;  // max_bytes comes from max_ratio
   Fd root_;
   fs::path root_path_;
   std::uint64_t entries_ = 0;
@@ -367,7 +373,8 @@ struct ArchiveReader {
 };
 
 template <typename Open>
-UnpackResult unpackWith(Open open, const fs::path& release_dir, const UnpackLimits& limits) {
+UnpackResult unpackWith(Open open, const fs::path& release_dir, const UnpackLimits& limits,
+                        std::uint64_t compressed) {
   UnpackResult result;
   std::error_code ec;
   if (fs::symlink_status(release_dir, ec).type() != fs::file_type::not_found) {
@@ -406,7 +413,7 @@ UnpackResult unpackWith(Open open, const fs::path& release_dir, const UnpackLimi
                    (why ? why : "unreadable");
     return result;
   }
-  Unpacker unpacker(limits, std::move(root), temp);
+  Unpacker unpacker(limits, std::move(root), temp, compressed);
   if (auto problem = unpacker.run(reader.handle)) {
     result.error = std::move(problem);
     return result;
@@ -423,6 +430,20 @@ UnpackResult unpackWith(Open open, const fs::path& release_dir, const UnpackLimi
 }
 
 }  // namespace
+
+std::optional<std::string> linkLeadingOutside(const fs::path& root_path,
+                                              const std::vector<std::string>& links) {
+  std::error_code ec;
+  const fs::path root = fs::canonical(root_path, ec);
+  if (ec) return root_path.string();
+  for (const auto& link : links) {
+    const fs::path resolved = fs::weakly_canonical(root_path / link, ec);
+    if (ec) return link;
+    auto rel = resolved.lexically_relative(root);
+    if (rel.empty() || *rel.begin() == "..") return link;
+  }
+  return std::nullopt;
+}
 
 CleanPath cleanArchivePath(std::string_view raw) {
   CleanPath out;
@@ -450,9 +471,11 @@ CleanPath cleanArchivePath(std::string_view raw) {
 
 UnpackResult unpackRelease(const fs::path& archive_file, const fs::path& release_dir,
                            const UnpackLimits& limits) {
+  std::error_code ec;
+  const std::uintmax_t size = fs::file_size(archive_file, ec);
   return unpackWith(
       [&](archive* a) { return archive_read_open_filename(a, archive_file.c_str(), 64 * 1024); },
-      release_dir, limits);
+      release_dir, limits, ec ? 0 : static_cast<std::uint64_t>(size));
 }
 
 UnpackResult unpackReleaseFromMemory(std::string_view archive_bytes, const fs::path& release_dir,
@@ -461,7 +484,7 @@ UnpackResult unpackReleaseFromMemory(std::string_view archive_bytes, const fs::p
       [&](archive* a) {
         return archive_read_open_memory(a, archive_bytes.data(), archive_bytes.size());
       },
-      release_dir, limits);
+      release_dir, limits, archive_bytes.size());
 }
 
 }  // namespace berth::runtime

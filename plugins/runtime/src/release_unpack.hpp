@@ -7,12 +7,16 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace berth::runtime {
 
 struct UnpackLimits {
   std::uint64_t max_bytes = 1024ull * 1024 * 1024;  // file contents after decompression
   std::uint64_t max_entries = 20000;                // files, folders and links together
+  // File contents may be at most this many times the compressed archive's size (0: no limit);
+  // runtime.max_unpack_ratio.
+  std::uint64_t max_ratio = 0;
 };
 
 struct UnpackResult {
@@ -31,11 +35,18 @@ struct UnpackResult {
 //   "<path>: goes through a link, which is not allowed in a release"
 //   "the release expands past <N> bytes, the limit for one release"
 //   "the release holds more than <N> files, the limit for one release"
+//   "the release expands to more than <N> times its compressed size (runtime.max_unpack_ratio)"
 UnpackResult unpackRelease(const std::filesystem::path& archive_file,
                            const std::filesystem::path& release_dir, const UnpackLimits& limits);
 UnpackResult unpackReleaseFromMemory(std::string_view archive,
                                      const std::filesystem::path& release_dir,
                                      const UnpackLimits& limits);
+
+// The first of `links` (paths of symbolic links relative to `root`) that resolves outside
+// `root` once every link exists (chains included), or nullopt. Used on the unpacked tree and
+// again on the tree a build step leaves.
+std::optional<std::string> linkLeadingOutside(const std::filesystem::path& root,
+                                              const std::vector<std::string>& links);
 
 // A path from an archive in its clean relative form ("./a//b/" -> "a/b"), or the error text
 // when it is absolute or has a ".." component. Empty result for the top folder itself.

@@ -7,8 +7,7 @@
 
 namespace berth::runtime {
 
-std::vector<std::string> sandboxedArgv(const SandboxOptions& options,
-                                       const std::string& release_dir,
+std::vector<std::string> sandboxedArgv(const SandboxOptions& options, const SandboxMounts& mounts,
                                        const std::vector<std::string>& argv) {
   // --die-with-parent: the sandbox goes when the process that started it does. No
   // --new-session: the stop signal reaches the app through the process group it shares.
@@ -30,7 +29,11 @@ std::vector<std::string> sandboxedArgv(const SandboxOptions& options,
       out.insert(out.end(), {"--ro-bind", path, path});
     }
   }
-  out.insert(out.end(), {"--bind", release_dir, release_dir, "--chdir", release_dir, "--"});
+  if (!mounts.home.empty()) out.insert(out.end(), {"--bind", mounts.home, mounts.home});
+  if (!mounts.release_dir.empty())
+    out.insert(out.end(), {mounts.release_writable ? "--bind" : "--ro-bind", mounts.release_dir,
+                           mounts.release_dir, "--chdir", mounts.release_dir});
+  out.push_back("--");
   out.insert(out.end(), argv.begin(), argv.end());
   return out;
 }

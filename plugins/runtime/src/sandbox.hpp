@@ -1,6 +1,8 @@
-// Bubblewrap (Debian `bubblewrap`) around an app: it sees the system's runtime files read-only,
-// its own release folder read-write, a private /tmp, and nothing else of the machine (no other
-// release, no berthd data). Network stays shared: the app listens on the host's loopback.
+// Bubblewrap (Debian `bubblewrap`) around an app, its php-cgi and its build: it sees the
+// system's runtime files read-only, its own release folder (read-only, read-write for the
+// build), its project's writable folder, a private /proc, /dev and /tmp, and nothing else of
+// the machine (no other release, nothing else of data_dir, no configuration, no berthd socket).
+// Network stays shared: the app listens on the host's loopback, the build reaches registries.
 #pragma once
 #include <string>
 #include <vector>
@@ -29,9 +31,15 @@ struct SandboxOptions {
                                            "/etc/mime.types"};
 };
 
-// The argv that runs `argv` inside the sandbox with `release_dir` as its working folder.
-std::vector<std::string> sandboxedArgv(const SandboxOptions& options,
-                                       const std::string& release_dir,
+// What of berthd's data one sandbox sees, each at its own path.
+struct SandboxMounts {
+  std::string release_dir;        // the working folder; empty: none (the start-up probe)
+  bool release_writable = false;  // the build writes in its release (node_modules), apps never
+  std::string home;               // the project's writable folder (HOME, TMPDIR); may be empty
+};
+
+// The argv that runs `argv` inside the sandbox with the release as its working folder.
+std::vector<std::string> sandboxedArgv(const SandboxOptions& options, const SandboxMounts& mounts,
                                        const std::vector<std::string>& argv);
 
 }  // namespace berth::runtime
