@@ -15,6 +15,7 @@ struct Settings {
   int64_t run_timeout_ms = 300000;
   int concurrency = 64;
   int project_concurrency = 8;
+  int64_t max_schedules_per_project = 100;
   EdgeAddress edge;
   std::string apps_domain = "localhost";
   SchedulerClock clock;

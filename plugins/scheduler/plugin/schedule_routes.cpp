@@ -61,10 +61,16 @@ class ScheduleHandlers {
     s.next_run_at = *next;
 
     nlohmann::json created;
+    const int64_t limit = c_.settings.max_schedules_per_project;
     for (int attempt = 0;; ++attempt) {
       s.id = newScheduleId();
       try {
-        created = store().insert(s);
+        auto inserted = store().insert(s, limit);
+        if (!inserted)
+          throw Error::forbidden("this project has " + std::to_string(limit) +
+                                 " schedules, the limit (scheduler.max_schedules_per_project); "
+                                 "delete one first");
+        created = std::move(*inserted);
         break;
       } catch (const berth::DbError& e) {
         // 192 random bits do not collide; a second draw costs nothing if they ever do.

@@ -45,15 +45,24 @@ nlohmann::json shownNextRun(const berth::DbResult& r, int64_t row, int64_t now) 
 
 }  // namespace
 
-nlohmann::json ScheduleStore::insert(const NewSchedule& s) const {
-  auto r = db_.exec(std::string("INSERT INTO scheduler.schedules (id, project_id, project_name, "
-                                "project_account_id, account_id, name, spec, path, created_at, "
-                                "next_run_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) "
-                                "RETURNING ") +
-                        kColumns,
-                    s.id, s.project_id, s.project_name, s.project_account_id, s.account_id, s.name,
-                    s.spec, s.path, s.created_at, s.next_run_at);
-  return scheduleJson(r, 0);
+std::optional<nlohmann::json> ScheduleStore::insert(const NewSchedule& s, int64_t limit) const {
+  // One lock per project around the count and the insert, so two creations at once cannot
+  // both take the last place (a plain INSERT ... SELECT count(*) would not see each other).
+  return db_.transaction([&](berth::Transaction& tx) -> std::optional<nlohmann::json> {
+    tx.exec("SELECT pg_advisory_xact_lock(hashtext('scheduler:create:' || $1))", s.project_id);
+    int64_t count =
+        tx.exec("SELECT count(*) FROM scheduler.schedules WHERE project_id = $1", s.project_id)
+            .get<int64_t>(0, 0);
+    if (count >= limit) return std::nullopt;
+    auto r = tx.exec(std::string("INSERT INTO scheduler.schedules (id, project_id, project_name, "
+                                 "project_account_id, account_id, name, spec, path, created_at, "
+                                 "next_run_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) "
+                                 "RETURNING ") +
+                         kColumns,
+                     s.id, s.project_id, s.project_name, s.project_account_id, s.account_id, s.name,
+                     s.spec, s.path, s.created_at, s.next_run_at);
+    return scheduleJson(r, 0);
+  });
 }
 
 nlohmann::json ScheduleStore::list(const berth::DbResult& r, int64_t now) const {

@@ -4,6 +4,7 @@
 #include <berth/plugin.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,8 +25,9 @@ class ScheduleStore {
  public:
   explicit ScheduleStore(berth::Db db) : db_(db) {}
 
-  // Stores it enabled with last_* null; returns the Schedule without next_run_at.
-  nlohmann::json insert(const NewSchedule& schedule) const;
+  // Stores it enabled with last_* null and returns the Schedule without next_run_at, unless
+  // the project already has `limit` schedules: then nothing is stored (std::nullopt).
+  std::optional<nlohmann::json> insert(const NewSchedule& schedule, int64_t limit) const;
   // Schedules with next_run_at (null while paused), in creation order; `now` is scheduler
   // seconds.
   nlohmann::json listForProject(const std::string& project_id, int64_t now) const;

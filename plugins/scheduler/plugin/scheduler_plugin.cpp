@@ -28,6 +28,8 @@ class SchedulerPlugin final : public berth::Plugin {
                 berth::IntRange{1, 4096});
     r.configInt("project_concurrency", 8, "schedule runs of one project in flight at once",
                 berth::IntRange{1, 4096});
+    r.configInt("max_schedules_per_project", 100,
+                "schedules a project may have; one more answers 403", berth::IntRange{0, 1000000});
     r.configString("connect_to", "",
                    "host:port that schedule runs are sent to; empty: server.listen");
     r.configInt("minute_ms", 60000,
@@ -60,6 +62,7 @@ class SchedulerPlugin final : public berth::Plugin {
     s.run_timeout_ms = config.value("run_timeout_seconds", 300) * int64_t{1000};
     s.concurrency = config.value("concurrency", 64);
     s.project_concurrency = config.value("project_concurrency", 8);
+    s.max_schedules_per_project = config.value("max_schedules_per_project", int64_t{100});
     s.clock = SchedulerClock(config.value("minute_ms", 60000));
     s.apps_domain = services.coreSetting("server.apps_domain").value_or("localhost");
     std::string connect_to = config.value("connect_to", "");
