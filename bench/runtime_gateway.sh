@@ -12,7 +12,7 @@
 # shared and its load drifts). For the Node runs it also prints the CPU each process spent per
 # request (nginx's workers, berthd, the app; from /proc), which drifts far less than req/s.
 # Usage: bench/runtime_gateway.sh [seconds per run, default 5] [rounds, default 3]
-#        BUILD_DIR picks the build (default build). Run as root (apps run as nobody).
+#        BUILD_DIR picks the build (default build). Run as root (apps run as their projects' own uids).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 bench_init
@@ -120,7 +120,9 @@ warm_app() {
 # url [host] [extra header] -> "req/s p50_ms non2xx"
 run() { wrk_run "$1" ${2:+"Host: $2"} "${3:-}" | awk '{print $1, $3, $5}'; }
 stops_file="$work/data/releases"
-app_running() { pgrep -f "node server.js" -u nobody >/dev/null 2>&1; }
+# The gateway's app runs as its project's own uid; the one started by hand here runs as root.
+gateway_app_pids() { pgrep -f "node server.js" | xargs -r ps -o pid=,uid= -p | awk '$2 != 0 {print $1}'; }
+app_running() { [ -n "$(gateway_app_pids)" ]; }
 
 declare -A A
 for round in $(seq 1 "$rounds"); do
@@ -149,7 +151,7 @@ for round in $(seq 1 "$rounds"); do
   stop_app
   A[p_a]+=" $v1"; A[p_a50]+=" $v2"; A[r_p]+=" $(ratio "$v1" "$(last "${A[d_a]}")")"
   warm_app
-  en=$(nginx_workers "$work/data/edge/nginx.pid"); ga=$(pgrep -f "node server.js" -u nobody | head -1)
+  en=$(nginx_workers "$work/data/edge/nginx.pid"); ga=$(gateway_app_pids | head -1)
   n0=$(cpu_ticks $en); b0=$(cpu_ticks "$bpid"); a0=$(cpu_ticks "$ga")
   read -r v1 v2 v3 <<< "$(run "http://127.0.0.1:$port/" "$app_host" "Cookie: nocache=1")"
   A[c_gn]+=" $(us_per_request $(( $(cpu_ticks $en) - n0 )) "$v1" "$secs")"
