@@ -72,6 +72,15 @@ void registerDirectoryService(berth::Registrar& r, const Context& context) {
       if (!p) throw Error::notFound("no project at " + host);
       return summary(*c, *p);
     }
+    // Every project of an account, whatever its state (one being made or removed still holds
+    // what it stored): what the storage plugin sums for the account's disk quota.
+    if (method == "account_projects") {
+      auto r = c->db().exec("SELECT id FROM projects.projects WHERE account_id = $1 ORDER BY id",
+                            request.value("account_id", ""));
+      nlohmann::json ids = nlohmann::json::array();
+      for (int64_t i = 0; i < r.rows(); ++i) ids.push_back(r.get<std::string>(i, 0));
+      return nlohmann::json{{"ids", std::move(ids)}};
+    }
     if (method == "database") {
       auto p = byNameOrId(*c, request);
       ProjectDatabase db{p.db_name, p.db_role, c->vault->open(p.db_password_sealed, p.id)};

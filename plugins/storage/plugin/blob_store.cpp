@@ -55,6 +55,9 @@ BlobRecord BlobStore::putFile(const LogTo& log, const std::string& project_id,
                               const std::string& space, const std::string& key,
                               const std::string& source, bool move,
                               const std::string& content_type) {
+  // Read before the write: it asks other plugins, which must not happen inside the
+  // transaction that holds the account's lock.
+  std::optional<PutLimits> limits = limitsFor(project_id, space);
   std::string object = newObjectName(project_id);
   StoredObject stored;
   try {
@@ -62,12 +65,13 @@ BlobRecord BlobStore::putFile(const LogTo& log, const std::string& project_id,
   } catch (const BackendError& e) {
     throw notStored(e, log, object);
   }
-  return publish(log, project_id, space, key, object, stored, content_type);
+  return publish(log, project_id, space, key, object, stored, content_type, limits);
 }
 
 BlobRecord BlobStore::putBytes(const LogTo& log, const std::string& project_id,
                                const std::string& space, const std::string& key,
                                std::string_view bytes, const std::string& content_type) {
+  std::optional<PutLimits> limits = limitsFor(project_id, space);
   std::string object = newObjectName(project_id);
   StoredObject stored;
   try {
@@ -75,27 +79,35 @@ BlobRecord BlobStore::putBytes(const LogTo& log, const std::string& project_id,
   } catch (const BackendError& e) {
     throw notStored(e, log, object);
   }
-  return publish(log, project_id, space, key, object, stored, content_type);
+  return publish(log, project_id, space, key, object, stored, content_type, limits);
 }
 
 BlobRecord BlobStore::publish(const LogTo& log, const std::string& project_id,
                               const std::string& space, const std::string& key,
                               const std::string& object, const StoredObject& stored,
-                              const std::string& content_type) {
+                              const std::string& content_type,
+                              const std::optional<PutLimits>& limits) {
   BlobRecord record{project_id,   space,         key, object, static_cast<int64_t>(stored.size),
                     content_type, stored.sha256, 0,   0};
   std::optional<std::string> replaced;
   try {
     services_.db().transaction([&](berth::Transaction& tx) {
+      // The quotas are checked under the account's lock, taken first by every put of the
+      // account, and the row is written in the same transaction: what the check counted is
+      // what is stored when the lock is released. A refusal (403) rolls back, and the catch
+      // below removes the object written.
+      if (limits) Quotas::lock(tx, *limits);
       // A concurrent first put of the same key makes our INSERT do nothing; the row is then
       // there to lock on the next round.
       for (int round = 0;; ++round) {
         int64_t now = unixNow();
         auto current = tx.exec(
-            "SELECT object, created_at, updated_at FROM storage.blobs "
+            "SELECT object, created_at, updated_at, size FROM storage.blobs "
             "WHERE project_id = $1 AND space = $2 AND key = $3 FOR UPDATE",
             project_id, space, key);
         if (current.rows() > 0) {
+          if (limits)
+            Quotas::check(tx, *limits, project_id, space, record.size, current.get<int64_t>(0, 3));
           replaced = current.get<std::string>(0, 0);
           record.created_at = current.get<int64_t>(0, 1);
           record.updated_at = std::max(now, current.get<int64_t>(0, 2) + 1);
@@ -106,6 +118,7 @@ BlobRecord BlobStore::publish(const LogTo& log, const std::string& project_id,
               record.updated_at);
           break;
         }
+        if (limits) Quotas::check(tx, *limits, project_id, space, record.size, std::nullopt);
         record.created_at = record.updated_at = now;
         auto inserted = tx.exec(
             "INSERT INTO storage.blobs (project_id, space, key, object, size, content_type, "

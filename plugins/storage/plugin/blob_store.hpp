@@ -21,6 +21,7 @@
 
 #include "blob_backend.hpp"
 #include "lookup_cache.hpp"
+#include "quotas.hpp"
 
 namespace berth::storage {
 
@@ -65,13 +66,18 @@ class BlobStore {
       : services_(services), backend_(backend) {}
 
   // Stores the file at `source` (moved when `move` and the backend can) under the key.
-  // @throw berth::Error 502 when the backend did not store it.
+  // @throw berth::Error 502 when the backend did not store it; 403 when it would pass a quota
+  // (see setQuotas), and nothing is stored then.
   BlobRecord putFile(const LogTo& log, const std::string& project_id, const std::string& space,
                      const std::string& key, const std::string& source, bool move,
                      const std::string& content_type);
   BlobRecord putBytes(const LogTo& log, const std::string& project_id, const std::string& space,
                       const std::string& key, std::string_view bytes,
                       const std::string& content_type);
+
+  // The quotas every put is checked against from now on (none before); `quotas` must outlive
+  // the store.
+  void setQuotas(const Quotas* quotas) { quotas_ = quotas; }
 
   std::optional<BlobRecord> find(const std::string& project_id, const std::string& space,
                                  const std::string& key) const;
@@ -120,11 +126,17 @@ class BlobStore {
  private:
   BlobRecord publish(const LogTo& log, const std::string& project_id, const std::string& space,
                      const std::string& key, const std::string& object, const StoredObject& stored,
-                     const std::string& content_type);
+                     const std::string& content_type, const std::optional<PutLimits>& limits);
+  std::optional<PutLimits> limitsFor(const std::string& project_id,
+                                     const std::string& space) const {
+    if (!quotas_) return std::nullopt;
+    return quotas_->limitsFor(project_id, space);
+  }
   void removeQuietly(const LogTo& log, const std::string& object, const std::string& why) const;
 
   const berth::Services& services_;
   BlobBackend& backend_;
+  const Quotas* quotas_ = nullptr;
   LookupCache<BlobRecord> served_{std::chrono::seconds(2), 100000};
   // fileUsage's answers by project id, as <berth/kept_answers.hpp> keeps them: migration
   // 0002's triggers send NOTIFY berth_storage_usage with the project's id when its blob rows

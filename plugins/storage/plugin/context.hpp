@@ -10,6 +10,7 @@
 #include "edge_tree.hpp"
 #include "mime_types.hpp"
 #include "project_hosts.hpp"
+#include "quotas.hpp"
 #include "work_queue.hpp"
 
 namespace berth::storage {
@@ -23,6 +24,7 @@ struct Context {
   MimeTable mime;
   std::unique_ptr<BlobBackend> backend;
   std::unique_ptr<BlobStore> store;
+  std::unique_ptr<Quotas> quotas;
   ProjectHosts hosts;
   std::unique_ptr<EdgeTree> tree;  // null when the edge cannot serve file trees
   WorkQueue work;                  // uploads: off the server threads

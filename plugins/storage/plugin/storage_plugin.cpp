@@ -23,6 +23,12 @@ class StoragePlugin final : public berth::Plugin {
                    "must be inside data_dir so the edge may send its files");
     r.configString("mime_types", "/etc/mime.types",
                    "the mime.types file that gives stored files their content type");
+    r.configIntMap("disk_quota_mb",
+                   {{"free", 1024}, {"hobby", 10240}, {"pro", 102400}, {"scale", std::nullopt}},
+                   "megabytes of stored files and release archives an account may keep, by "
+                   "plan; a plan that is absent or null has no quota");
+    r.configInt("max_files_per_project", 10000, "stored files a project may have",
+                berth::IntRange{0, 1000000000});
     r.migrations(kBerthMigrations, kBerthMigrationCount);
 
     registerFileRoutes(r, context_);
@@ -91,6 +97,19 @@ class StoragePlugin final : public berth::Plugin {
       throw berth::Error(std::string("storage: ") + e.what());
     }
     context_.store = std::make_unique<BlobStore>(services, *context_.backend);
+    QuotaSettings quota_settings;
+    const nlohmann::json quotas = config.value("disk_quota_mb", nlohmann::json::object());
+    for (const auto& [plan, megabytes] : quotas.items()) {
+      if (megabytes.is_number_integer() && megabytes.get<int64_t>() < 0)
+        throw berth::Error("storage.disk_quota_mb." + plan +
+                           ": a quota is a number of megabytes (0 or more), or nothing for none");
+      quota_settings.disk_quota_mb[plan] = megabytes.is_number_integer()
+                                               ? std::optional<int64_t>(megabytes.get<int64_t>())
+                                               : std::nullopt;
+    }
+    quota_settings.max_files_per_project = config.value("max_files_per_project", int64_t{10000});
+    context_.quotas = std::make_unique<Quotas>(services, std::move(quota_settings));
+    context_.store->setQuotas(context_.quotas.get());
     context_.store->startKeepingUsage(services.coreSetting("database.url").value_or(""));
     startEdgeTree(services, root + "/edge");
     context_.started_at = unixNow();
