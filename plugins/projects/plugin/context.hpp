@@ -19,6 +19,7 @@ struct Settings {
   int public_port = 80;
   std::vector<std::string> reserved_names;
   std::string dns_resolver;
+  int64_t domain_claim_days = 7;  // an unverified domain claim expires after this
   int creation_burst = 8;
   double creation_refill_seconds = 5;
 };

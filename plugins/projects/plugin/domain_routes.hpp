@@ -8,6 +8,12 @@ namespace berth::projects {
 
 void registerDomainRoutes(berth::Registrar& registrar, const Context& context);
 
+// Unverified claims created before this (Unix seconds) have expired: they are not listed,
+// cannot be verified and block nothing, even before removeExpiredDomainClaims() runs.
+int64_t domainClaimCutoff(const Context& context);
+// Removes the expired claims; returns how many.
+int64_t removeExpiredDomainClaims(const Context& context);
+
 // Tells the core every verified domain, so that their traffic reaches the projects.
 void publishCustomHosts(const Context& context);
 

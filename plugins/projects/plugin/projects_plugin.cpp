@@ -20,6 +20,8 @@ class ProjectsPlugin final : public berth::Plugin {
     r.configString("secrets_key", "",
                    "64 hex characters: the AES-256 key of secrets; empty answers 501");
     r.configString("dns_resolver", "", "host:port of the DNS server that verifies domains");
+    r.configInt("domain_claim_days", 7, "days an unverified domain claim lasts; then it is dropped",
+                berth::IntRange{1, 3650});
     r.configStringList("reserved_names",
                        {"api", "www", "admin", "app", "mail", "static", "assets", "status"},
                        "names no project may take");
@@ -44,6 +46,16 @@ class ProjectsPlugin final : public berth::Plugin {
     // Another node may have verified a domain; and a crash may have left a half-made project.
     r.job("custom_hosts", std::chrono::seconds(30),
           [this](berth::JobContext&) { publishCustomHosts(context_); });
+    // Unverified domain claims past projects.domain_claim_days (already ignored by every
+    // route; this removes the rows).
+    r.job(
+        "domain_claims", std::chrono::hours(1),
+        [this](berth::JobContext& job) {
+          int64_t removed = removeExpiredDomainClaims(context_);
+          if (removed > 0)
+            job.logger().info("removed " + std::to_string(removed) + " expired domain claims");
+        },
+        true);
     r.job(
         "cleanup", std::chrono::minutes(5), [this](berth::JobContext&) { cleanUp(); }, true);
   }
@@ -54,6 +66,7 @@ class ProjectsPlugin final : public berth::Plugin {
     Settings& s = context_.settings;
     s.apps_domain = services.coreSetting("server.apps_domain").value_or("localhost");
     s.dns_resolver = config.value("dns_resolver", "");
+    s.domain_claim_days = config.value("domain_claim_days", int64_t{7});
     s.reserved_names = config.value("reserved_names", std::vector<std::string>{});
     for (auto& n : s.reserved_names)
       for (auto& ch : n) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
