@@ -7,6 +7,8 @@ scripts/install-deps.sh
 scripts/build.sh --target berthd berth_plugins
 
 config=${BERTH_CONFIG:-etc/berth.yaml}
+# Its owner's alone: it names the database and may hold secrets (berthd warns otherwise).
+chmod 600 "$config"
 mkdir -p var
 pidfile=var/berthd.pid
 if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then

@@ -2,9 +2,11 @@
 
 #include <pwd.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <set>
@@ -17,6 +19,7 @@
 #include "edge/edge.hpp"
 #include "http/backend_server.hpp"
 #include "http/dispatcher.hpp"
+#include "http/edge_trust.hpp"
 #include "http/host_routing.hpp"
 #include "jobs/job_runner.hpp"
 #include "log/logging.hpp"
@@ -76,7 +79,20 @@ EdgeLayout edgeLayout(const Settings& settings, const Router& router, uint16_t b
     if (route->body == BodyKind::Raw && !route->project_host)
       layout.spooled_routes.push_back({route->method, route->pattern, route->max_body_bytes});
   layout.project_route_prefixes = projectRoutePrefixes(router);
+  layout.edge_proof = edgeProof();
   return layout;
+}
+
+// The config names the database and may hold secrets: only its owner should read it.
+void warnIfConfigIsReadable(const Settings& settings) {
+  struct stat st {};
+  if (settings.file.empty() || ::stat(settings.file.c_str(), &st) != 0) return;
+  if ((st.st_mode & (S_IRWXG | S_IRWXO)) == 0) return;
+  char mode[8];
+  std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+  logLine(*getLogger("core"), spdlog::level::warn, "", "",
+          "the config file " + settings.file + " is readable by others than its owner (mode " +
+              mode + "); make it 0600");
 }
 
 int waitForStopSignal() {
@@ -94,6 +110,7 @@ int waitForStopSignal() {
 int runServe(const Settings& settings) {
   auto log = getLogger("core");
   std::filesystem::create_directories(settings.data_dir);
+  warnIfConfigIsReadable(settings);
 
   ControlPlane cp = ControlPlane::open(settings);
   // Declared before the accounts that use it, so it outlives them.
@@ -148,7 +165,8 @@ int runServe(const Settings& settings) {
   uint64_t json_limit =
       parseByteSize(settings.edge.json_body_limit, "edge.json_body_limit", settings.file);
   // Headers and a little slack on top of the largest body the edge lets through to us.
-  BackendServer backend(dispatcher, settings.edge.backend_threads, json_limit + 1024 * 1024);
+  BackendServer backend(dispatcher, settings.edge.backend_threads, json_limit + 1024 * 1024,
+                        edgeProof(), edgeBodyDir(settings.data_dir));
   backend.start(static_cast<uint16_t>(settings.edge.backend_port));
 
   EdgeLayout layout = edgeLayout(settings, router, backend.port(), hosts.customHosts());

@@ -69,11 +69,17 @@ void AccessLogTail::setReopen(std::function<void()> reopen) {
 
 void AccessLogTail::start() {
   if (thread_.joinable()) return;
-  // nginx appends to it; made here so that it is berthd's, and readable before nginx starts.
-  int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  // nginx appends to it; made here so that it is berthd's, readable before nginx starts, and
+  // nobody else's (its lines name clients and paths): nginx keeps the mode of a file it finds.
+  int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0)
     throw std::runtime_error("cannot create the access log " + path_ + ": " + strerror(errno));
+  int changed = ::fchmod(fd, 0600);
+  int error = errno;
   ::close(fd);
+  if (changed != 0)
+    throw std::runtime_error("cannot make the access log " + path_ +
+                             " private: " + strerror(error));
   stopping_ = false;
   thread_ = std::thread([this] { run(); });
 }
@@ -183,7 +189,13 @@ void AccessLogTail::run() {
 
     if (rotated.fd >= 0) {
       // The new file appears when nginx reopens; until then its lines still go to the old one.
-      if (current.fd < 0 && current.open(path_)) rotated.since = Clock::now();
+      // nginx makes it 0644 (in a folder only berthd and nginx's workers enter): made private
+      // as soon as it is seen, nginx keeps the mode from then on.
+      if (current.fd < 0 && current.open(path_)) {
+        rotated.since = Clock::now();
+        if (::fchmod(current.fd, 0600) != 0)
+          logger->error("cannot make the access log {} private: {}", path_, strerror(errno));
+      }
       if (current.fd >= 0 && Clock::now() - rotated.since >= kRotatedGrace) {
         drain(rotated);
         rotated.close();

@@ -1,9 +1,11 @@
 // Supervises nginx: berthd owns its lifetime, so nginx runs in the foreground as our child.
 #include "edge/edge.hpp"
 
+#include <fcntl.h>
 #include <netdb.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -105,12 +107,19 @@ void killGroup(pid_t leader) {
 
 void prepareDirectories(const EdgeLayout& layout) {
   fs::create_directories(layout.runtime_dir);
-  // Workers may run as another user and must reach the temp dirs below.
-  fs::permissions(layout.runtime_dir, fs::perms::owner_all | fs::perms::group_read |
-                                          fs::perms::group_exec | fs::perms::others_read |
-                                          fs::perms::others_exec);
+  const bool root = ::geteuid() == 0;
   std::optional<UserIds> worker;
-  if (!layout.worker_user.empty() && ::geteuid() == 0) worker = lookupUser(layout.worker_user);
+  if (!layout.worker_user.empty() && root) worker = lookupUser(layout.worker_user);
+  // The config (its edge proof), the logs and the spooled bodies are nobody else's. Workers,
+  // which may run as another user, pass through to their temp dirs: by the group of a named
+  // worker user; by the others' bit (no listing) when nginx picks its own (root, no user set).
+  if (worker && ::chown(layout.runtime_dir.c_str(), ::geteuid(), worker->gid) != 0)
+    throw std::runtime_error("cannot hand " + layout.runtime_dir + " to the group of " +
+                             layout.worker_user + ": " + std::strerror(errno));
+  fs::perms mode = fs::perms::owner_all;
+  if (worker) mode |= fs::perms::group_exec;
+  if (root && !worker) mode |= fs::perms::group_exec | fs::perms::others_exec;
+  fs::permissions(layout.runtime_dir, mode);
   for (const char* name : kTempDirs) {
     std::string dir = layout.runtime_dir + "/" + name;
     fs::create_directories(dir);
@@ -118,16 +127,41 @@ void prepareDirectories(const EdgeLayout& layout) {
       throw std::runtime_error("cannot hand " + dir + " to " + layout.worker_user + ": " +
                                std::strerror(errno));
     }
+    fs::permissions(dir, fs::perms::owner_all);
+  }
+  // nginx's error lines may quote a request (its query string too): private, as the access log.
+  std::string error_log = layout.runtime_dir + "/error.log";
+  int fd = ::open(error_log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+  bool made = fd >= 0 && ::fchmod(fd, 0600) == 0;
+  int error = errno;
+  if (fd >= 0) ::close(fd);
+  if (!made)
+    throw std::runtime_error("cannot make " + error_log + " private: " + std::strerror(error));
+}
+
+// Bodies an earlier run spooled and never handed over (nginx removes the ones it finishes).
+void emptyBodyFolder(const EdgeLayout& layout) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(layout.runtime_dir + "/client_body", ec)) {
+    std::error_code ignored;
+    fs::remove_all(entry.path(), ignored);
   }
 }
 
+// 0600: nginx's master reads it as root, and it holds the edge proof.
 void writeFileAtomically(const std::string& path, const std::string& text) {
   std::string temp = path + ".tmp";
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out.flush()) throw std::runtime_error("cannot write " + temp);
+  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) throw std::runtime_error("cannot write " + temp + ": " + std::strerror(errno));
+  bool ok = ::fchmod(fd, 0600) == 0;
+  for (size_t done = 0; ok && done < text.size();) {
+    ssize_t wrote = ::write(fd, text.data() + done, text.size() - done);
+    if (wrote < 0 && errno == EINTR) continue;
+    ok = wrote > 0;
+    if (ok) done += static_cast<size_t>(wrote);
   }
+  ok = ::close(fd) == 0 && ok;
+  if (!ok) throw std::runtime_error("cannot write " + temp);
   fs::rename(temp, path);
 }
 
@@ -176,6 +210,7 @@ void Edge::start() {
   stopping_ = false;
   prepareDirectories(layout_);
   killLeftoverMaster(layout_.runtime_dir, config_path_);
+  emptyBodyFolder(layout_);
   writeConfig();
 
   std::string prefix = layout_.runtime_dir + "/";

@@ -118,6 +118,7 @@ class ConfigWriter {
         [](const EdgeFilesRule& rule) { return rule.prefix; });
     requireNormalOnce(layout_.app_rules, "edge app", checkedEdgeAppRule,
                       [](const EdgeAppRule& rule) { return rule.host; });
+    checkEdgeProof(layout_.edge_proof);
     main();
     out_ << "http {\n";
     http();
@@ -128,6 +129,13 @@ class ConfigWriter {
   }
 
  private:
+  // Pasted into the config: hex only (empty renders a config whose requests berthd refuses).
+  static void checkEdgeProof(const std::string& proof) {
+    for (char c : proof)
+      if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+        throw std::invalid_argument("the edge proof must be lower-case hex");
+  }
+
   void line(int depth, const std::string& text) {
     out_ << std::string(static_cast<size_t>(depth) * 2, ' ') << text << "\n";
   }
@@ -172,7 +180,7 @@ class ConfigWriter {
       line(1, std::string("log_format berth_") + edge + " escape=json '{\"request_id\":\"" +
                   requestId() +
                   "\",\"host\":\"$host\","
-                  "\"method\":\"$berth_log_method\",\"path\":\"$request_uri\",\"status\":$status,"
+                  "\"method\":\"$berth_log_method\",\"path\":\"$berth_log_uri\",\"status\":$status,"
                   "\"seconds\":$request_time,\"bytes\":$body_bytes_sent,\"edge\":\"" +
                   edge + "\",\"remote\":\"$remote_addr\",\"at\":$msec}';");
     }
@@ -180,6 +188,7 @@ class ConfigWriter {
     // which backendProxy() keeps in $berth_method. Requests that never reach it read it unset.
     line(1, "uninitialized_variable_warn off;");
     line(1, "map $berth_method $berth_log_method { '' $request_method; default $berth_method; }");
+    apikeyRedaction();
     line(1, "map $http_upgrade $connection_upgrade { default upgrade; '' close; }");
     if (caching()) cacheMaps();
     if (!layout_.files_rules.empty()) filesMaps();
@@ -190,7 +199,26 @@ class ConfigWriter {
     line(1, "}");
   }
 
+  // A publishable key in a query string (the data API's ?apikey=) never reaches the log: its
+  // value becomes REDACTED, matched without regard to case or percent-encoding of the name.
+  // With a second apikey in the query, everything after the first is dropped.
+  void apikeyRedaction() {
+    const std::string name = "(?:a|%61)(?:p|%70)(?:i|%69)(?:k|%6b)(?:e|%65)(?:y|%79)";
+    const std::string head = "(?<berth_log_head>[^?]*\\?(?:[^&]*&)*?)" + name + "=";
+    line(1, "map $request_uri $berth_log_uri {");
+    line(2, "\"~*^" + head + ".*&" + name + "=\" \"${berth_log_head}apikey=REDACTED\";");
+    line(2, "\"~*^" + head +
+                "[^&]*(?<berth_log_tail>.*)$\" "
+                "\"${berth_log_head}apikey=REDACTED${berth_log_tail}\";");
+    line(2, "default $request_uri;");
+    line(1, "}");
+  }
+
   bool caching() const { return !layout_.cache_rules.empty(); }
+
+  std::string proofValue() const {
+    return layout_.edge_proof.empty() ? "\"\"" : layout_.edge_proof;
+  }
 
   // The same text in the access log and in the header berthd reads, so its log lines and the
   // request's access line share the id.
@@ -316,6 +344,8 @@ class ConfigWriter {
     // The URI exactly as sent: Pistache keeps query parameters in a hash map, losing order.
     line(depth, "proxy_set_header X-Berth-Uri $request_uri;");
     line(depth, "proxy_set_header X-Berth-Edge " + edge + ";");
+    // What makes berthd believe every header above: a secret new at each start of berthd.
+    line(depth, "proxy_set_header X-Berth-Edge-Proof " + proofValue() + ";");
     if (spooled) {
       line(depth, "proxy_pass_request_body off;");
       line(depth, "proxy_set_header Content-Length \"\";");
@@ -371,6 +401,8 @@ class ConfigWriter {
     line(2, "location /_berth_file/ {");
     line(3, "internal;");
     line(3, "alias " + layout_.data_dir + "/;");
+    // berthd names files below data_dir; a link planted below it is never followed.
+    line(3, "disable_symlinks on from=" + layout_.data_dir + ";");
     line(3, "sendfile on;");
     line(3, "etag on;");
     line(3, "error_page 404 = @berth_file_404;");
@@ -450,6 +482,9 @@ class ConfigWriter {
         {"REDIRECT_STATUS", "200"},
         // A client's "Proxy:" header must not become the app's HTTP_PROXY (httpoxy).
         {"HTTP_PROXY", "\"\""},
+        // berthd's secrets never reach an app (a schedule's run carries the node proof).
+        {"HTTP_X_BERTH_EDGE_PROOF", "\"\""},
+        {"HTTP_X_BERTH_NODE_PROOF", "\"\""},
     };
     for (const auto& [name, value] : params)
       line(depth, "fastcgi_param " + name + " " + value + ";");
@@ -491,6 +526,9 @@ class ConfigWriter {
     line(3, "proxy_set_header X-Forwarded-Proto $scheme;");
     line(3, "proxy_set_header X-Forwarded-Host $host;");
     line(3, "proxy_set_header X-Berth-Body-File \"\";");
+    // berthd's secrets never reach an app (a schedule's run carries the node proof).
+    line(3, "proxy_set_header X-Berth-Edge-Proof \"\";");
+    line(3, "proxy_set_header X-Berth-Node-Proof \"\";");
     line(3, "proxy_request_buffering " + request_buffering + ";");
     line(3, "proxy_buffering on;");
     line(3, "proxy_connect_timeout 10s;");
@@ -594,6 +632,9 @@ class ConfigWriter {
   void treeLookup(int depth, const EdgeFilesRule& rule, const std::string& path) {
     size_t index = static_cast<size_t>(&rule - layout_.files_rules.data());
     line(depth, "root " + rule.root + "/$berth_tree_host;");
+    // The host's entry (which may itself be a link to a release folder) is the plugin's; no
+    // link below it is followed, so a tenant's planted link serves nothing.
+    line(depth, "disable_symlinks on from=$document_root;");
     if (!rule.types_file.empty()) {
       line(depth, "include " + rule.types_file + ";");
       line(depth, "default_type application/octet-stream;");
@@ -638,7 +679,8 @@ class ConfigWriter {
     line(2, "listen " + main_listen + ";");
     for (const auto& extra : layout_.project_listens) {
       std::string address = listenDirectiveAddress(extra);
-      if (address != main_listen) line(2, "listen " + address + ";");
+      // The only server on these addresses: whatever the Host, project traffic.
+      if (address != main_listen) line(2, "listen " + address + " default_server;");
     }
     std::string names =
         "\"~^(?<berth_sub>[a-z0-9-]+)\\." + escapeRegex(lowercase(layout_.apps_domain)) + "$\"";

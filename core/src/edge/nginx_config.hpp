@@ -81,6 +81,9 @@ struct EdgeLayout {
   // new prefix per written configuration keeps ids apart across reloads and restarts (which
   // reset the connection counter).
   std::string request_id_prefix;
+  // Sent to berthd with every request (X-Berth-Edge-Proof): lower-case hex, new at every start
+  // of berthd. The file holding it is written 0600.
+  std::string edge_proof;
 };
 
 // The distinct ttls of the rules: each has its own /_berth_cache/<ttl>/ location.
@@ -88,7 +91,12 @@ std::vector<uint32_t> edgeCacheTtls(const EdgeLayout& layout);
 
 // The nginx.conf text. Contract with berthd:
 //  - every request is proxied to 127.0.0.1:backend_port with X-Berth-Request-Id, X-Real-IP,
-//    X-Berth-Edge: project|api (which server block took it) and the original Host;
+//    X-Berth-Edge: project|api (which server block took it), X-Berth-Edge-Proof and the
+//    original Host; the project server block is the default server of every project_listen
+//    address; apps never receive X-Berth-Edge-Proof or X-Berth-Node-Proof;
+//  - files are served from disk (trees, /_berth_file/) without following a symbolic link below
+//    a tree's host entry or below data_dir (disable_symlinks);
+//  - the access log shows the value of an apikey query parameter as REDACTED;
 //  - spooled routes: client_body_in_file_only, X-Berth-Body-File: $request_body_file,
 //    the body itself is not passed;
 //  - X-Accel-Redirect targets: /_berth_file/<path below data_dir> (sendfile, Range, ETag)

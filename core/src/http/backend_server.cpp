@@ -1,6 +1,7 @@
 #include "http/backend_server.hpp"
 
 #include <berth/percent_decode.hpp>
+#include <berth/spooled_body.hpp>
 
 #include <pistache/endpoint.h>
 #include <pistache/http.h>
@@ -9,6 +10,7 @@
 #include <thread>
 
 #include "auth/accounts.hpp"
+#include "http/edge_trust.hpp"
 #include "http/host_routing.hpp"
 #include "log/logging.hpp"
 #include "util/ascii.hpp"
@@ -46,6 +48,8 @@ std::shared_ptr<HttpRequest> copyRequest(const Http::Request& req) {
   }
   for (const auto& [name, raw] : req.headers().rawList())
     out->headers[asciiLower(name)] = raw.value();
+  // Checked already; no handler or plugin ever sees it.
+  out->headers.erase("x-berth-edge-proof");
 
   // The edge passes the URI exactly as the client sent it, so repeated and ordered query
   // parameters survive (Pistache keeps them in a hash map).
@@ -79,6 +83,8 @@ std::shared_ptr<HttpRequest> copyRequest(const Http::Request& req) {
 
 struct BackendState {
   const Dispatcher* dispatcher = nullptr;
+  std::string edge_proof;
+  std::string body_dir;
   std::atomic<bool> draining{false};
   std::atomic<int> in_flight{0};
 };
@@ -92,6 +98,15 @@ class BackendHandler : public Http::Handler {
 
   void onRequest(const Http::Request& req, Http::ResponseWriter writer) override {
     auto out = std::make_shared<Http::ResponseWriter>(std::move(writer));
+    // Only nginx knows the proof: everything else a request says (the edge's headers above
+    // all) is believed only after it.
+    auto proof = req.headers().tryGetRaw("X-Berth-Edge-Proof");
+    if (!proof || !sameSecret(proof->value(), state_->edge_proof)) {
+      out->headers().add(std::make_shared<AnyHeader>("Content-Type", "application/json"));
+      out->send(Http::Code::Forbidden,
+                R"({"error":"requests reach berthd through its edge only"})");
+      return;
+    }
     if (state_->draining.load()) {
       out->headers().add(std::make_shared<AnyHeader>("Retry-After", "1"));
       out->headers().add(std::make_shared<AnyHeader>("Connection", "close"));
@@ -104,6 +119,13 @@ class BackendHandler : public Http::Handler {
       request = copyRequest(req);
     } catch (const std::exception& e) {
       out->send(Http::Code::Bad_Request, R"({"error":"malformed request"})");
+      return;
+    }
+    // A body file is one nginx spooled, or the request is refused before any route runs.
+    if (!request->body_file.empty() &&
+        !berth::isSpooledBody(state_->body_dir, request->body_file)) {
+      out->headers().add(std::make_shared<AnyHeader>("Content-Type", "application/json"));
+      out->send(Http::Code::Bad_Request, R"({"error":"the request body could not be read"})");
       return;
     }
     state_->in_flight.fetch_add(1);
@@ -143,11 +165,14 @@ class BackendHandler : public Http::Handler {
 
 }  // namespace
 
-BackendServer::BackendServer(const Dispatcher& dispatcher, int threads, size_t max_request_bytes)
+BackendServer::BackendServer(const Dispatcher& dispatcher, int threads, size_t max_request_bytes,
+                             std::string edge_proof, std::string body_dir)
     : state_(std::make_shared<BackendState>()),
       threads_(threads),
       max_request_bytes_(max_request_bytes) {
   state_->dispatcher = &dispatcher;
+  state_->edge_proof = std::move(edge_proof);
+  state_->body_dir = std::move(body_dir);
 }
 
 BackendServer::~BackendServer() {

@@ -1,10 +1,14 @@
 // Pistache on a private loopback port behind the nginx edge. It copies each request into an
 // HttpRequest, hands it to the Dispatcher, and sends the answer from whichever thread gives it.
+// A request without the edge's proof (X-Berth-Edge-Proof, see edge_trust.hpp) is answered 403
+// and goes no further; one naming a body file that is not a spooled body of the edge's body
+// folder (berth/spooled_body.hpp) is answered 400.
 #pragma once
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "http/dispatcher.hpp"
 
@@ -18,7 +22,10 @@ struct BackendState;
 
 class BackendServer {
  public:
-  BackendServer(const Dispatcher& dispatcher, int threads, size_t max_request_bytes);
+  // edge_proof: the secret nginx adds to every request (empty: every request is refused);
+  // body_dir: the folder nginx spools bodies to.
+  BackendServer(const Dispatcher& dispatcher, int threads, size_t max_request_bytes,
+                std::string edge_proof, std::string body_dir);
   ~BackendServer();
 
   void start(uint16_t port);  // 127.0.0.1:port; 0 picks a free port

@@ -22,7 +22,12 @@ std::string bearerToken(const std::string* authorization) {
 }
 
 void Dispatcher::dispatch(std::shared_ptr<HttpRequest> request, Reply reply) const {
-  request->project_traffic = hosts_.isProjectHost(request->host);
+  // What came through the edge's project server block (every project_listen address, and
+  // project hosts on the main listener) is project traffic whatever Host it shows: the block
+  // is the edge's fact, the Host header the client's. The backend believes X-Berth-Edge only
+  // from a request that carries the edge's proof.
+  const std::string* edge = request->header("x-berth-edge");
+  request->project_traffic = (edge && *edge == "project") || hosts_.isProjectHost(request->host);
   RouteMatch match = router_.match(request->method, request->path, request->project_traffic);
 
   if (match.kind == RouteMatch::Kind::NotFound) {

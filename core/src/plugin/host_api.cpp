@@ -9,6 +9,7 @@
 #include <set>
 
 #include "edge/nginx_config.hpp"
+#include "http/edge_trust.hpp"
 #include "log/logging.hpp"
 #include "plugin/abi_views.hpp"
 #include "plugin/db_bridge.hpp"
@@ -73,6 +74,11 @@ std::optional<std::string> coreSettingValue(const CoreParts& parts, std::string_
   if (key == "server.listen") return settings.listen.str();
   if (key == "data_dir") return settings.data_dir;
   if (key == "plugins.dir") return settings.plugins.dir;
+  // Where the edge spools request bodies: the only folder a body file may be in
+  // (berth/spooled_body.hpp).
+  if (key == "edge.body_dir") return edgeBodyDir(settings.data_dir);
+  // Proves berthd's own requests through the edge (the scheduler's runs); new at every start.
+  if (key == "server.node_proof") return nodeProof();
   // The pool knows the effective url (the embedded cluster's, when none is configured).
   if (key == "database.url") return parts.pool ? parts.pool->url() : settings.database.url;
   return std::nullopt;
