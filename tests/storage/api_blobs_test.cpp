@@ -63,9 +63,9 @@ class ApiBlobs : public ::testing::Test {
     EXPECT_EQ(r.status, 200) << method << " " << request.dump() << ": " << r.body;
     return r.json();
   }
-  // A source file with these bytes, as another plugin would have on disk.
+  // A source file with these bytes, where the edge spools request bodies: put takes no other.
   static std::string source(const std::string& name, const std::string& bytes) {
-    std::string path = scratch + "/" + name;
+    std::string path = server->dataDir() + "/edge/client_body/" + name;
     spit(path, bytes);
     return path;
   }
@@ -238,6 +238,9 @@ TEST_F(ApiBlobs, SpacesAreApartAndOnlyFilesArePublicAndCounted) {
 TEST_F(ApiBlobs, BadRequestsAreRefusedWithTheirReasons) {
   std::string id = project("refusals");
   std::string from = source("ok", "ok");
+  // A file a caller names outside the edge's body folder is never read.
+  std::string outside = scratch + "/outside";
+  spit(outside, "not a spooled body");
   struct Case {
     std::string method;
     json request;
@@ -287,8 +290,12 @@ TEST_F(ApiBlobs, BadRequestsAreRefusedWithTheirReasons) {
        "content_type must be a media type such as text/plain"},
       {"put",
        {{"project_id", id}, {"space", "s"}, {"key", "k"}, {"from_file", scratch + "/none"}},
-       502,
-       "object storage did not store the file; try again"},
+       400,
+       "from_file must be a request body the edge spooled"},
+      {"put",
+       {{"project_id", id}, {"space", "s"}, {"key", "k"}, {"from_file", outside}},
+       400,
+       "from_file must be a request body the edge spooled"},
       {"list",
        {{"project_id", id}, {"space", "s"}, {"limit", 0}},
        400,

@@ -497,7 +497,7 @@ TEST_F(ApiFiles, DeletingAProjectRemovesItsFilesAndAnUnconfirmedRemovalIs502) {
   std::string id = projectId(*server, name);
   std::string dir = objectsDir(*server) + "/" + id;
   // A blob of another plugin's space (a release archive) goes with the project too.
-  std::string archive = dir + ".source";
+  std::string archive = server->dataDir() + "/edge/client_body/" + id + ".source";
   std::ofstream(archive) << "release archive";
   json release = {{"project_id", id}, {"space", "releases"}, {"key", "r1.tar.gz"}};
   json put = release;

@@ -2,6 +2,8 @@
 
 #include <openssl/evp.h>
 
+#include <berth/spooled_body.hpp>
+
 #include <algorithm>
 
 #include "blob_names.hpp"
@@ -97,6 +99,10 @@ class BlobService {
     std::string from = requiredString(request, "from_file");
     if (from.empty() || from[0] != '/')
       throw Error::badRequest("from_file must be an absolute path");
+    // Only a body the edge spooled: never a path a caller named.
+    if (!berth::isSpooledBody(c_.services->coreSetting(berth::kEdgeBodyDirSetting).value_or(""),
+                              from))
+      throw Error::badRequest("from_file must be a request body the edge spooled");
     std::string type = optionalString(request, "content_type");
     if (type.empty()) type = c_.mime.typeOf(a.key);
     if (!isMediaType(type))

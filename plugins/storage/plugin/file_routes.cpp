@@ -2,6 +2,8 @@
 
 #include <sys/stat.h>
 
+#include <berth/spooled_body.hpp>
+
 #include "blob_names.hpp"
 #include "file_paths.hpp"
 
@@ -153,15 +155,13 @@ class FileHandlers {
             summary.value("url", "")};
   }
 
-  // The edge names the file it spooled the body to; it must be one of its own, under
-  // data_dir, since the store takes it over.
+  // The edge names the file it spooled the body to; the store takes it over, so it must be
+  // one of the edge's own (berthd checked it too): nothing else is ever moved.
   void checkSpooled(const std::string& file) const {
-    std::string prefix = c_.data_dir + "/";
-    if (file.compare(0, prefix.size(), prefix) != 0 || file.find("/../") != std::string::npos)
-      throw Error::internal("the edge spooled the body outside data_dir");
+    std::string folder = c_.services->coreSetting(berth::kEdgeBodyDirSetting).value_or("");
     struct stat st {};
-    if (::stat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
-      throw Error::internal("the spooled body is missing");
+    if (!berth::isSpooledBody(folder, file) || ::lstat(file.c_str(), &st) != 0)
+      throw Error::badRequest("the request body could not be read");
     if (static_cast<uint64_t>(st.st_size) > kMaxFileBytes) throw Error::payloadTooLarge(tooLarge());
   }
 
