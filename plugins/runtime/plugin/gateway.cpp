@@ -66,6 +66,19 @@ bool directApp(const ReleaseRecord& release) {
   return runtime != "php";
 }
 
+// A schedule's run carries berthd's node proof (core setting server.node_proof, new at every
+// start), compared in constant time; x-berth-schedule from anyone else is an ordinary header.
+bool provenByNode(const Context& context, const Request& request) {
+  std::optional<std::string> given = request.header("x-berth-node-proof");
+  if (!given) return false;
+  std::string proof = context.services->coreSetting("server.node_proof").value_or("");
+  if (proof.empty() || given->size() != proof.size()) return false;
+  unsigned char difference = 0;
+  for (size_t i = 0; i < proof.size(); ++i)
+    difference |= static_cast<unsigned char>((*given)[i] ^ proof[i]);
+  return difference == 0;
+}
+
 // The hosts a decision covers: the one asked and the project's own.
 std::vector<std::string> hostsOf(const HostedProject& project, const std::string& host) {
   std::vector<std::string> hosts{host};
@@ -96,7 +109,7 @@ void Gateway::handle(const Request& request, Responder& responder) {
   // What the access log cannot tell: the method of a request nginx passed on through an
   // internal redirect (it logs GET), and the schedule that made it.
   std::optional<std::string> schedule = request.header("x-berth-schedule");
-  if (schedule && !isLoopbackAddress(request.peer())) schedule.reset();
+  if (schedule && !provenByNode(context_, request)) schedule.reset();
   std::string method = request.method();
   if (schedule || method != "GET")
     notes_.remember(request.id(), RequestNote{method == "GET" ? "" : method, schedule});

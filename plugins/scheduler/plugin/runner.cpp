@@ -229,6 +229,9 @@ void Runner::startRun(const PendingRun& run) {
   state->headers = curl_slist_append(state->headers, ("Host: " + c_.hostOf(run.project)).c_str());
   state->headers =
       curl_slist_append(state->headers, ("x-berth-schedule: " + run.schedule_id).c_str());
+  // Without berthd's node proof the gateway takes x-berth-schedule for an ordinary header.
+  const std::string node_proof = c_.services->coreSetting("server.node_proof").value_or("");
+  state->headers = curl_slist_append(state->headers, ("x-berth-node-proof: " + node_proof).c_str());
   const long timeout = static_cast<long>(c_.settings.run_timeout_ms);
   curl_easy_setopt(handle, CURLOPT_URL, url.c_str());
   curl_easy_setopt(handle, CURLOPT_HTTPHEADER, state->headers);
