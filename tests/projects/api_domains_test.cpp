@@ -1,15 +1,13 @@
-// Custom domains over real HTTP: the records an added domain answers, one project per domain
-// (anyone's), host checks, verification through a dnsmasq the test runs on loopback (berthd's
-// projects.dns_resolver points at it), and a verified domain becoming project traffic at the
-// edge until it is deleted.
+// Custom domains over real HTTP: the records an added domain answers, claims of one host by
+// several projects until one verifies it, claims expiring, host checks, verification through a
+// dnsmasq the test runs on loopback (berthd's projects.dns_resolver points at it), and a verified
+// domain becoming project traffic at the edge until it is deleted.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
 #include <map>
 
 #include "api_support.hpp"
-#include "util/process.hpp"
+#include "dns_fixture.hpp"
 
 using namespace berth::testing;
 using namespace berth::testing::projects_api;
@@ -23,46 +21,6 @@ std::string notADomain(const std::string& host) {
 
 std::string underAppsDomain(const std::string& host) {
   return host + " is under localhost, which the platform serves itself";
-}
-
-// The token of an added domain: its TXT record's value after "berth-verify=".
-std::string tokenOf(const json& domain) {
-  for (const auto& record : domain.at("records"))
-    if (record.value("type", "") == "TXT") {
-      std::string value = record.value("value", "");
-      if (value.rfind("berth-verify=", 0) == 0) return value.substr(13);
-    }
-  return "";
-}
-
-// dnsmasq on 127.0.0.1:port answering for `zone` alone (NXDOMAIN for names it has no record
-// of) with the given TXT records. Killed when the Child goes.
-berth::core::Child startDnsmasq(uint16_t port, const std::string& zone,
-                                const std::vector<std::pair<std::string, std::string>>& txt,
-                                const std::string& log_file) {
-  std::string binary =
-      std::filesystem::exists("/usr/sbin/dnsmasq") ? "/usr/sbin/dnsmasq" : "dnsmasq";
-  std::vector<std::string> argv = {binary,
-                                   "--keep-in-foreground",
-                                   "--port=" + std::to_string(port),
-                                   "--listen-address=127.0.0.1",
-                                   "--bind-interfaces",
-                                   "--no-resolv",
-                                   "--no-hosts",
-                                   "--conf-file=/dev/null",
-                                   "--log-facility=-",
-                                   "--local=/" + zone + "/"};
-  if (geteuid() == 0) argv.push_back("--user=root");
-  // Passed without a shell, so no quotes: dnsmasq would keep them in the record.
-  for (const auto& [name, value] : txt) argv.push_back("--txt-record=" + name + "," + value);
-  berth::core::SpawnOptions options;
-  options.output_file = log_file;
-  auto child = berth::core::spawn(argv, options);
-  bool started = eventually([&] { return readFile(log_file).find("started") != std::string::npos; },
-                            std::chrono::seconds(20));
-  if (!started || !child.running())
-    throw std::runtime_error("dnsmasq did not start:\n" + readFile(log_file));
-  return child;
 }
 
 class ApiDomains : public ::testing::Test {
@@ -142,28 +100,113 @@ TEST_F(ApiDomains, AddAnswers201WithTheTwoRecordsToPublish) {
   EXPECT_EQ(api(a).get("/projects/shop-dmadd/domains").json()["domains"].size(), 2u);
 }
 
-TEST_F(ApiDomains, ADomainCanBeOnOneProjectOnlyAnyones) {
+TEST_F(ApiDomains, AClaimBlocksNobodyUntilOneProjectVerifiesIt) {
   auto a = makeAccount(*server, "dmdupa");
   auto b = makeAccount(*server, "dmdupb");
   mustCreate(api(a), "one");
   mustCreate(api(a), "two");
   mustCreate(api(b), "theirs");
-  const std::string clash = "the domain dup.example.com is already on a project";
-  ASSERT_EQ(api(a).post("/projects/one-dmdupa/domains", {{"host", "dup.example.com"}}).status, 201);
-  for (std::string project : {"/projects/one-dmdupa", "/projects/two-dmdupa"}) {
-    auto r = api(a).post(project + "/domains", {{"host", "dup.example.com"}});
+  const std::string host = "dup.claims.test";
+  const std::string clash = "the domain " + host + " is already on a project";
+  auto first = api(a).post("/projects/one-dmdupa/domains", {{"host", host}});
+  ASSERT_EQ(first.status, 201) << first.body;
+  // The same project twice is refused, as api.md says of a domain already added.
+  auto r = api(a).post("/projects/one-dmdupa/domains", {{"host", host}});
+  EXPECT_EQ(r.status, 409) << r.body;
+  EXPECT_EQ(errorText(r), clash);
+  // Any other project, the same account's or anyone's, may claim it while it is unverified.
+  auto second = api(a).post("/projects/two-dmdupa/domains", {{"host", host}});
+  ASSERT_EQ(second.status, 201) << second.body;
+  auto theirs = api(b).post("/projects/theirs-dmdupb/domains", {{"host", host}});
+  ASSERT_EQ(theirs.status, 201) << theirs.body;
+  std::set<std::string> tokens = {tokenOf(first.json()), tokenOf(second.json()),
+                                  tokenOf(theirs.json())};
+  EXPECT_EQ(tokens.size(), 3u) << "each claim has a token of its own";
+  for (const auto& [account, project] :
+       {std::pair{a, "one-dmdupa"}, std::pair{a, "two-dmdupa"}, std::pair{b, "theirs-dmdupb"}}) {
+    auto listed = api(account).get("/projects/" + std::string(project) + "/domains").json();
+    ASSERT_EQ(listed["domains"].size(), 1u) << project << ": " << listed.dump();
+    EXPECT_EQ(listed["domains"][0]["verified"], false);
+  }
+
+  // The first to verify owns it; the other claims are dropped at that moment.
+  std::string root = makeTempDir("berth-dnsmasq");
+  auto dns = startDnsmasq(dns_port, "claims.test",
+                          {{"_berth." + host, "berth-verify=" + tokenOf(theirs.json())}},
+                          root + "/dnsmasq.log");
+  r = api(b).raw("POST", "/projects/theirs-dmdupb/domains/" + host + "/verify", "");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.json()["verified"], true);
+  for (std::string project : {"one-dmdupa", "two-dmdupa"}) {
+    EXPECT_TRUE(api(a).get("/projects/" + project + "/domains").json()["domains"].empty())
+        << project;
+    r = api(a).raw("POST", "/projects/" + project + "/domains/" + host + "/verify", "");
+    EXPECT_EQ(r.status, 404) << project << ": " << r.body;
+    EXPECT_EQ(errorText(r), "no domain called " + host);
+    // A verified host is on a project: a new claim is refused, as before.
+    r = api(a).post("/projects/" + project + "/domains", {{"host", host}});
     EXPECT_EQ(r.status, 409) << project << ": " << r.body;
     EXPECT_EQ(errorText(r), clash);
   }
-  auto r = api(b).post("/projects/theirs-dmdupb/domains", {{"host", "dup.example.com"}});
-  EXPECT_EQ(r.status, 409) << r.body;
-  EXPECT_EQ(errorText(r), clash);
-  EXPECT_TRUE(api(b).get("/projects/theirs-dmdupb/domains").json()["domains"].empty());
+  std::string table = tableText(*server, "projects.domains");
+  for (std::string project : {"one-dmdupa", "two-dmdupa"})
+    EXPECT_EQ(table.find(projectId(*server, project)), std::string::npos) << project;
+  EXPECT_TRUE(eventually([&] { return probe(b, host) == kProjectTraffic; })) << probe(b, host);
 
   // Once removed it is free for anyone.
-  ASSERT_EQ(api(a).del("/projects/one-dmdupa/domains/dup.example.com").status, 204);
-  r = api(b).post("/projects/theirs-dmdupb/domains", {{"host", "dup.example.com"}});
+  ASSERT_EQ(api(b).del("/projects/theirs-dmdupb/domains/" + host).status, 204);
+  r = api(a).post("/projects/one-dmdupa/domains", {{"host", host}});
   EXPECT_EQ(r.status, 201) << r.body;
+  removeTree(root);
+}
+
+TEST_F(ApiDomains, AnUnverifiedClaimExpiresAfterTheConfiguredDays) {
+  auto a = makeAccount(*server, "dmexpa");
+  auto b = makeAccount(*server, "dmexpb");
+  mustCreate(api(a), "site");
+  mustCreate(api(b), "site");
+  const std::string base = "/projects/site-dmexpa/domains";
+  const std::string host = "old.expiry.test";
+  auto claimed = api(a).post(base, {{"host", host}});
+  ASSERT_EQ(claimed.status, 201) << claimed.body;
+  ASSERT_EQ(api(a).post(base, {{"host", "young.expiry.test"}}).status, 201);
+  // Made 7 days and a minute old (projects.domain_claim_days is 7 by default); the other claim
+  // 6 days old.
+  {
+    berth::core::Pool db(server->databaseUrl(), 1, std::chrono::seconds(10));
+    db.exec("UPDATE projects.domains SET created_at = created_at - $2 WHERE host = $1",
+            {host, std::to_string(7 * 86400 + 60)});
+    db.exec("UPDATE projects.domains SET created_at = created_at - $2 WHERE host = $1",
+            {std::string("young.expiry.test"), std::to_string(6 * 86400)});
+  }
+  // Expired, it is ignored by every route, before the job has removed it.
+  auto listed = api(a).get(base).json()["domains"];
+  ASSERT_EQ(listed.size(), 1u) << listed.dump();
+  EXPECT_EQ(listed[0]["host"], "young.expiry.test");
+  auto r = api(a).raw("POST", base + "/" + host + "/verify", "");
+  EXPECT_EQ(r.status, 404) << r.body;
+  EXPECT_EQ(errorText(r), "no domain called " + host);
+
+  // It blocks nobody: another project claims the host, and the old claim is dropped.
+  r = api(b).post("/projects/site-dmexpb/domains", {{"host", host}});
+  EXPECT_EQ(r.status, 201) << r.body;
+  // Its own project may claim it again, with a new token.
+  r = api(a).post(base, {{"host", host}});
+  ASSERT_EQ(r.status, 201) << r.body;
+  EXPECT_NE(tokenOf(r.json()), tokenOf(claimed.json()));
+  EXPECT_EQ(tableText(*server, "projects.domains").find(tokenOf(claimed.json())),
+            std::string::npos);
+
+  // An expired claim deleted answers as a missing one, and is gone.
+  {
+    berth::core::Pool db(server->databaseUrl(), 1, std::chrono::seconds(10));
+    db.exec("UPDATE projects.domains SET created_at = created_at - $2 WHERE host = $1",
+            {host, std::to_string(8 * 86400)});
+  }
+  r = api(a).del(base + "/" + host);
+  EXPECT_EQ(r.status, 404) << r.body;
+  EXPECT_EQ(errorText(r), "no domain called " + host);
+  EXPECT_TRUE(api(b).get("/projects/site-dmexpb/domains").json()["domains"].empty());
 }
 
 TEST_F(ApiDomains, HostsThatAreNotDomainsOrAreThePlatformsAreRefused) {

@@ -1,0 +1,250 @@
+// A hostile tenant cannot fill the disk or the tables: quotas from configuration, each tried at
+// its limit and one past it, and each refusal (403 naming the quota) leaves nothing behind.
+//
+// - disk per account (storage.disk_quota_mb, by plan): the stored files and release archives
+//   of every project of the account count together; a replace that grows a file counts what it
+//   adds; another account is not affected;
+// - files per project (storage.max_files_per_project);
+// - schedules per project (scheduler.max_schedules_per_project), also when many creations
+//   race for the last places.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <fstream>
+#include <random>
+#include <thread>
+
+#include "../projects/api_support.hpp"
+#include "../storage/storage_support.hpp"
+
+using namespace berth::testing;
+using namespace berth::testing::projects_api;
+using namespace berth::testing::storage_api;
+using nlohmann::json;
+
+namespace {
+
+constexpr int64_t kMegabyte = 1024 * 1024;
+const std::string kFilesLimit =
+    "this project has 3 files, the limit (storage.max_files_per_project); delete one before "
+    "storing another";
+const std::string kSchedulesLimit =
+    "this project has 3 schedules, the limit (scheduler.max_schedules_per_project); delete one "
+    "first";
+
+std::string diskQuotaUsedUp(int64_t stored, int64_t asked) {
+  return "the account's disk quota (1 MB on the free plan, storage.disk_quota_mb) is used up: " +
+         std::to_string(stored) + " bytes are stored and this needs " + std::to_string(asked) +
+         " more; delete files or releases, or move to a larger plan";
+}
+
+// Bytes that do not compress, so an archive holding them is about as large.
+std::string noise(size_t size, unsigned seed) {
+  std::mt19937 random(seed);
+  std::string out(size, '\0');
+  for (auto& c : out) c = static_cast<char>(random() & 0xFF);
+  return out;
+}
+
+// A static release (index.html and a file of `payload` bytes of noise) as a .tar.gz, made by
+// the system's tar.
+std::string staticRelease(size_t payload, unsigned seed) {
+  std::string dir = makeTempDir("berth-quota-release");
+  std::filesystem::create_directories(dir + "/site");
+  std::ofstream(dir + "/site/index.html") << "<h1>hello</h1>\n";
+  std::ofstream(dir + "/site/noise.bin", std::ios::binary) << noise(payload, seed);
+  std::string archive = dir + "/release.tar.gz";
+  auto r = berth::core::runCommand({"tar", "-czf", archive, "-C", dir + "/site", "."});
+  if (!r.status.ok()) throw std::runtime_error("tar: " + r.output);
+  std::string bytes = readFile(archive);
+  removeTree(dir);
+  return bytes;
+}
+
+class Quotas : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    BerthdOptions options;
+    options.plugins = {"projects", "storage", "scheduler", "runtime"};
+    options.extra_yaml =
+        "projects:\n  creation_burst: 100\n"
+        "storage:\n  disk_quota_mb: {free: 1, hobby: 10, pro: null, scale: null}\n"
+        "  max_files_per_project: 3\n"
+        "scheduler:\n  max_schedules_per_project: 3\n";
+    server = new BerthdProcess(options);
+    server->start();
+  }
+  static void TearDownTestSuite() {
+    delete server;
+    server = nullptr;
+  }
+  static ApiClient api(const Account& a) { return server->api(a.token); }
+
+  static int64_t schedulesRows(const std::string& project) {
+    berth::core::Pool db(server->databaseUrl(), 1, std::chrono::seconds(10));
+    auto rows = column(db, "SELECT count(*)::text FROM scheduler.schedules WHERE project_name = $1",
+                       {project});
+    return std::stoll(rows.at(0));
+  }
+  static HttpResult newSchedule(const Account& a, const std::string& project,
+                                const std::string& name) {
+    // Never due while the test runs.
+    return api(a).post("/projects/" + project + "/schedules",
+                       {{"name", name}, {"spec", "0 0 1 1 *"}, {"path", "/cron"}});
+  }
+  static HttpResult deploy(const Account& a, const std::string& project,
+                           const std::string& archive) {
+    return api(a).raw("POST", "/projects/" + project + "/deploys", archive,
+                      {"Content-Type: application/gzip"});
+  }
+
+  static inline BerthdProcess* server = nullptr;
+};
+
+TEST_F(Quotas, FilesPerProjectStopAtTheLimitAndARefusalStoresNothing) {
+  auto a = makeAccount(*server, "qfiles", "pro");
+  mustCreate(api(a), "site");
+  const std::string project = "site-qfiles";
+  for (std::string path : {"f1", "f2", "f3"})
+    ASSERT_EQ(upload(api(a), project, path, "bytes of " + path).status, 201) << path;
+
+  size_t objects = filesUnder(objectsDir(*server));
+  auto r = upload(api(a), project, "f4", "one too many");
+  EXPECT_EQ(r.status, 403) << r.body;
+  EXPECT_EQ(errorText(r), kFilesLimit);
+  auto files = listed(api(a), project);
+  EXPECT_EQ(files.size(), 3u);
+  EXPECT_EQ(files.count("f4"), 0u);
+  EXPECT_EQ(download(*server, project, "f4").status, 404);
+  EXPECT_EQ(filesUnder(objectsDir(*server)), objects);
+
+  // Replacing a file at the limit adds none; after a delete there is room for one.
+  EXPECT_EQ(upload(api(a), project, "f1", "new bytes of f1").status, 201);
+  EXPECT_EQ(removeFile(api(a), project, "f2").status, 204);
+  EXPECT_EQ(upload(api(a), project, "f4", "now it fits").status, 201);
+  r = upload(api(a), project, "f5", "one too many again");
+  EXPECT_EQ(r.status, 403) << r.body;
+  EXPECT_EQ(errorText(r), kFilesLimit);
+}
+
+TEST_F(Quotas, FilesRacingForTheLastPlacesNeverPassTheLimit) {
+  auto a = makeAccount(*server, "qfrace", "pro");
+  mustCreate(api(a), "site");
+  const std::string project = "site-qfrace";
+  std::atomic<int> stored{0}, refused{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 8; ++i)
+    threads.emplace_back([&, i] {
+      auto r = upload(api(a), project, "race" + std::to_string(i), std::string(1000, 'x'));
+      if (r.status == 201) ++stored;
+      if (r.status == 403 && errorText(r) == kFilesLimit) ++refused;
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(stored.load(), 3);
+  EXPECT_EQ(refused.load(), 5);
+  EXPECT_EQ(listed(api(a), project).size(), 3u);
+}
+
+TEST_F(Quotas, DiskPerAccountCountsTheFilesAndReleasesOfAllItsProjects) {
+  auto a = makeAccount(*server, "qdisk", "free");  // 1 MB
+  auto other = makeAccount(*server, "qdiskother", "pro");
+  mustCreate(api(a), "one");
+  mustCreate(api(a), "two");
+  mustCreate(api(other), "big");
+
+  // Two projects of one account fill its megabyte exactly.
+  ASSERT_EQ(upload(api(a), "one-qdisk", "a.bin", noise(600 * 1024, 1)).status, 201);
+  auto r = upload(api(a), "two-qdisk", "b.bin", noise(kMegabyte - 600 * 1024, 2));
+  ASSERT_EQ(r.status, 201) << r.body;
+
+  // One byte more is refused, in either project, and stores nothing.
+  size_t objects = filesUnder(objectsDir(*server));
+  for (std::string project : {"one-qdisk", "two-qdisk"}) {
+    r = upload(api(a), project, "c.bin", "x");
+    EXPECT_EQ(r.status, 403) << project << ": " << r.body;
+    EXPECT_EQ(errorText(r), diskQuotaUsedUp(kMegabyte, 1));
+    EXPECT_EQ(listed(api(a), project).count("c.bin"), 0u);
+  }
+  // A replace counts what it adds: growing is refused, shrinking is not.
+  r = upload(api(a), "one-qdisk", "a.bin", noise(600 * 1024 + 1, 3));
+  EXPECT_EQ(r.status, 403) << r.body;
+  EXPECT_EQ(errorText(r), diskQuotaUsedUp(kMegabyte, 1));
+  EXPECT_EQ(listed(api(a), "one-qdisk").at("a.bin").at("bytes"), 600 * 1024);
+  // A release archive is refused the same way (before its build), and stores nothing.
+  std::string large_release = staticRelease(200 * 1024, 4);
+  r = deploy(a, "two-qdisk", large_release);
+  EXPECT_EQ(r.status, 403) << r.body;
+  EXPECT_EQ(errorText(r), diskQuotaUsedUp(kMegabyte, static_cast<int64_t>(large_release.size())));
+  EXPECT_EQ(filesUnder(objectsDir(*server)), objects);
+
+  // Another account is not held back by this one's quota.
+  r = upload(api(other), "big-qdiskother", "big.bin", noise(2 * kMegabyte, 5));
+  EXPECT_EQ(r.status, 201) << r.body;
+
+  // Room made by shrinking a file; a release's archive then counts like a file.
+  ASSERT_EQ(upload(api(a), "one-qdisk", "a.bin", std::string(1000, 'a')).status, 201);
+  std::string release = staticRelease(100 * 1024, 6);
+  r = deploy(a, "two-qdisk", release);
+  ASSERT_EQ(r.status, 202) << r.body;
+  std::string id = r.json().at("id").get<std::string>();
+  std::string status;
+  ASSERT_TRUE(eventually(
+      [&] {
+        status = api(a).get("/projects/two-qdisk/deploys/" + id).json().value("status", "");
+        return status != "building";
+      },
+      std::chrono::seconds(60)));
+  ASSERT_EQ(status, "live") << api(a).get("/projects/two-qdisk/deploys/" + id).body;
+
+  const int64_t stored = 1000 + (kMegabyte - 600 * 1024) + static_cast<int64_t>(release.size());
+  r = upload(api(a), "one-qdisk", "rest.bin", std::string(kMegabyte - stored, 'r'));
+  EXPECT_EQ(r.status, 201) << r.body;
+  r = upload(api(a), "one-qdisk", "d.bin", "x");
+  EXPECT_EQ(r.status, 403) << r.body;
+  EXPECT_EQ(errorText(r), diskQuotaUsedUp(kMegabyte, 1));
+}
+
+TEST_F(Quotas, SchedulesPerProjectStopAtTheLimitAndARefusalStoresNothing) {
+  auto a = makeAccount(*server, "qsched", "pro");
+  mustCreate(api(a), "cron");
+  const std::string project = "cron-qsched";
+  std::vector<std::string> ids;
+  for (std::string name : {"s1", "s2", "s3"}) {
+    auto r = newSchedule(a, project, name);
+    ASSERT_EQ(r.status, 201) << name << ": " << r.body;
+    ids.push_back(r.json().at("id").get<std::string>());
+  }
+  auto r = newSchedule(a, project, "s4");
+  EXPECT_EQ(r.status, 403) << r.body;
+  EXPECT_EQ(errorText(r), kSchedulesLimit);
+  EXPECT_EQ(api(a).get("/projects/" + project + "/schedules").json()["schedules"].size(), 3u);
+  EXPECT_EQ(schedulesRows(project), 3);
+
+  // After a delete there is room for one.
+  ASSERT_EQ(api(a).del("/projects/" + project + "/schedules/" + ids[0]).status, 204);
+  EXPECT_EQ(newSchedule(a, project, "s4").status, 201);
+  r = newSchedule(a, project, "s5");
+  EXPECT_EQ(r.status, 403) << r.body;
+  EXPECT_EQ(errorText(r), kSchedulesLimit);
+  EXPECT_EQ(schedulesRows(project), 3);
+}
+
+TEST_F(Quotas, SchedulesRacingForTheLastPlacesNeverPassTheLimit) {
+  auto a = makeAccount(*server, "qsrace", "pro");
+  mustCreate(api(a), "cron");
+  const std::string project = "cron-qsrace";
+  std::atomic<int> created{0}, refused{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 12; ++i)
+    threads.emplace_back([&, i] {
+      auto r = newSchedule(a, project, "race" + std::to_string(i));
+      if (r.status == 201) ++created;
+      if (r.status == 403 && errorText(r) == kSchedulesLimit) ++refused;
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(created.load(), 3);
+  EXPECT_EQ(refused.load(), 9);
+  EXPECT_EQ(schedulesRows(project), 3);
+}
+
+}  // namespace
