@@ -153,6 +153,21 @@ TEST(Dispatcher, ProjectHostsReachProjectRoutesOnly) {
   EXPECT_EQ(f.run("GET", "/regions", "api.localhost").status, 200);
 }
 
+// The edge's server block decides, not the Host a client shows: what came through the project
+// block (project_listen, or an absolute URI naming a project host) never reaches management.
+TEST(Dispatcher, TheEdgesProjectBlockMakesProjectTrafficWhateverTheHost) {
+  Fixture f;
+  std::map<std::string, std::string> project{{"x-berth-edge", "project"}};
+  auto r = f.run("GET", "/regions", "localhost", project);
+  EXPECT_EQ(r.status, 404);
+  EXPECT_EQ(errorOf(r), "nothing is served here");
+  EXPECT_EQ(f.run("GET", "/regions", "api.localhost", project).status, 404);
+  EXPECT_EQ(f.run("GET", "/_files/a", "localhost", project).status, 200);
+  std::map<std::string, std::string> api{{"x-berth-edge", "api"}};
+  EXPECT_EQ(f.run("GET", "/regions", "localhost", api).status, 200);
+  EXPECT_EQ(f.run("GET", "/regions", "blog-abcd.localhost", api).status, 404);
+}
+
 TEST(BearerToken, ParsesTheScheme) {
   std::string h = "Bearer bth_abc";
   EXPECT_EQ(bearerToken(&h), "bth_abc");

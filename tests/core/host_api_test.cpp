@@ -684,6 +684,13 @@ TEST_F(HostApiPlugins, CoreSettingsByDottedName) {
   EXPECT_EQ(setting("data_dir"), "/srv/berth");
   EXPECT_EQ(setting("database.url"), "postgresql://configured/berth");
   EXPECT_EQ(setting("plugins.dir"), "/usr/lib/berth");
+  EXPECT_EQ(setting("edge.body_dir"), "/srv/berth/edge/client_body");
+  // The node proof: 32 random bytes in hex, the same for the life of the process.
+  auto proof = setting("server.node_proof");
+  ASSERT_TRUE(proof.has_value());
+  EXPECT_EQ(proof->size(), 64u);
+  EXPECT_EQ(proof->find_first_not_of("0123456789abcdef"), std::string::npos);
+  EXPECT_EQ(setting("server.node_proof"), proof);
   EXPECT_EQ(setting("database.password"), std::nullopt);
   // Views stay valid: asking again hands out the same storage.
   EXPECT_EQ(api.core_setting(&host, str("server.listen")).ptr,

@@ -125,7 +125,8 @@ TEST(NginxConfig, CustomHostsAndProjectListen) {
   auto text = renderNginxConfig(layout);
   EXPECT_TRUE(contains(text, "www.example.com shop.example.org;"));
   EXPECT_TRUE(contains(text, "\\.apps\\.example\\.test$"));
-  EXPECT_TRUE(contains(text, "listen 127.0.0.1:18090;"));
+  // The project server is the only one there: any Host is project traffic.
+  EXPECT_TRUE(contains(text, "listen 127.0.0.1:18090 default_server;"));
   // The project server already listens on server.listen; a second "listen" would be refused.
   EXPECT_EQ(text.find("listen 127.0.0.1:18080;"), text.rfind("listen 127.0.0.1:18080;"));
   auto result = nginxTest(layout);
@@ -189,7 +190,7 @@ TEST(NginxConfig, IPv6AndWildcardListen) {
   layout.project_listens = {{"0.0.0.0", 18083}};
   auto text = renderNginxConfig(layout);
   EXPECT_TRUE(contains(text, "listen [::1]:18082 default_server;"));
-  EXPECT_TRUE(contains(text, "listen 0.0.0.0:18083;"));
+  EXPECT_TRUE(contains(text, "listen 0.0.0.0:18083 default_server;"));
   auto result = nginxTest(layout);
   EXPECT_TRUE(result.status.ok()) << result.output;
 }
@@ -390,6 +391,8 @@ TEST(NginxConfig, FileTreesAppRoutesAndFastCgiRender) {
   EXPECT_TRUE(contains(files, "root " + dir.path() + "/blobs/edge/hosts/$berth_tree_host;"))
       << files;
   EXPECT_TRUE(contains(files, "try_files /$berth_tree_rest$berth_tree_index_0 @berth_project;"));
+  // No link below the host's entry is followed (the entry itself may be one).
+  EXPECT_TRUE(contains(files, "disable_symlinks on from=$document_root;")) << files;
 
   // Running apps: an upstream each (kept alive), their route by host, berthd on a 502.
   auto upstream = blockOf(text, "upstream berth_app_40001 {");
@@ -408,10 +411,14 @@ TEST(NginxConfig, FileTreesAppRoutesAndFastCgiRender) {
                        "last; }"))
       << root;
   EXPECT_TRUE(contains(root, "try_files $uri$berth_tree_index_1 @berth_project;")) << root;
+  EXPECT_TRUE(contains(root, "disable_symlinks on from=$document_root;")) << root;
   auto uncached = blockOf(project_server, "location = /_berth_direct/u {");
   EXPECT_TRUE(contains(uncached, "proxy_pass http://$berth_app_upstream$request_uri;")) << uncached;
   EXPECT_TRUE(contains(uncached, "proxy_set_header Connection $berth_app_connection;"));
   EXPECT_TRUE(contains(uncached, "error_page 502 = @berth_project;"));
+  // berthd's secrets never reach an app.
+  EXPECT_TRUE(contains(uncached, "proxy_set_header X-Berth-Edge-Proof \"\";")) << uncached;
+  EXPECT_TRUE(contains(uncached, "proxy_set_header X-Berth-Node-Proof \"\";")) << uncached;
   EXPECT_FALSE(contains(uncached, "proxy_cache "));
   auto cached = blockOf(project_server, "location = /_berth_direct/60 {");
   EXPECT_TRUE(contains(cached, "proxy_cache berth_cache;")) << cached;
@@ -433,6 +440,8 @@ TEST(NginxConfig, FileTreesAppRoutesAndFastCgiRender) {
       fcgi, "fastcgi_param SCRIPT_FILENAME " + dir.path() + "$berth_fcgi_root$berth_fcgi_script;"));
   EXPECT_TRUE(contains(fcgi, "fastcgi_param REQUEST_METHOD $berth_method;"));
   EXPECT_TRUE(contains(fcgi, "fastcgi_param HTTP_PROXY \"\";"));
+  EXPECT_TRUE(contains(fcgi, "fastcgi_param HTTP_X_BERTH_EDGE_PROOF \"\";"));
+  EXPECT_TRUE(contains(fcgi, "fastcgi_param HTTP_X_BERTH_NODE_PROOF \"\";"));
 
   // Cached FastCGI, per ttl of the cache rules: the proxy cache's key, GET only.
   auto fcgi_cached = blockOf(text,
@@ -486,4 +495,51 @@ TEST(EdgeAppRule, HostsAndPortsAreChecked) {
   EXPECT_THROW(checkedEdgeAppRule({"bad host", 40000}), std::invalid_argument);
   EXPECT_THROW(checkedEdgeAppRule({"a.b", 80}), std::invalid_argument);
   EXPECT_THROW(checkedEdgeAppRule({"a..b", 40000}), std::invalid_argument);
+}
+
+// Every way to berthd carries the edge proof; every way to an app clears it and the node proof;
+// files from disk never follow a link below data_dir.
+TEST(NginxConfig, EdgeProofAndSecretsKeptFromApps) {
+  TempDir dir;
+  auto layout = baseLayout(dir.path());
+  layout.edge_proof = std::string(64, 'a');
+  layout.spooled_routes = {{"POST", "/projects/:name/deploys", 256ull << 20}};
+  auto text = renderNginxConfig(layout);
+  const std::string proof = "proxy_set_header X-Berth-Edge-Proof " + layout.edge_proof + ";";
+  size_t backends = 0, proofs = 0;
+  for (size_t at = text.find("proxy_pass http://berth_backend;"); at != std::string::npos;
+       at = text.find("proxy_pass http://berth_backend;", at + 1))
+    ++backends;
+  for (size_t at = text.find(proof); at != std::string::npos; at = text.find(proof, at + 1))
+    ++proofs;
+  EXPECT_GE(backends, 3u);  // the API's, its spooled route's, the project server's
+  EXPECT_EQ(proofs, backends);
+  auto proxy = blockOf(text, "location ~ ^/_berth_proxy/(?<berth_port>[0-9]+)/ {");
+  EXPECT_TRUE(contains(proxy, "proxy_set_header X-Berth-Edge-Proof \"\";")) << proxy;
+  EXPECT_TRUE(contains(proxy, "proxy_set_header X-Berth-Node-Proof \"\";")) << proxy;
+  auto file = blockOf(text, "location /_berth_file/ {");
+  EXPECT_TRUE(contains(file, "disable_symlinks on from=" + dir.path() + ";")) << file;
+  auto result = nginxTest(layout);
+  EXPECT_TRUE(result.status.ok()) << result.output;
+
+  // Without a proof the header is sent empty (berthd refuses those); anything but hex is
+  // refused rather than pasted.
+  layout.edge_proof.clear();
+  EXPECT_TRUE(contains(renderNginxConfig(layout), "proxy_set_header X-Berth-Edge-Proof \"\";"));
+  layout.edge_proof = "ab; include /etc/passwd";
+  EXPECT_THROW(renderNginxConfig(layout), std::invalid_argument);
+}
+
+// The access log shows no apikey value, however the name is spelled.
+TEST(NginxConfig, AccessLogRedactsTheApikeyParameter) {
+  TempDir dir;
+  auto layout = baseLayout(dir.path());
+  auto text = renderNginxConfig(layout);
+  EXPECT_TRUE(contains(text, "\"path\":\"$berth_log_uri\""));
+  EXPECT_FALSE(contains(text, "\"path\":\"$request_uri\""));
+  auto map = blockOf(text, "map $request_uri $berth_log_uri {");
+  EXPECT_TRUE(contains(map, "apikey=REDACTED")) << map;
+  EXPECT_TRUE(contains(map, "default $request_uri;")) << map;
+  auto result = nginxTest(layout);
+  EXPECT_TRUE(result.status.ok()) << result.output;
 }
