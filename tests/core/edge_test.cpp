@@ -451,6 +451,23 @@ TEST(Edge, ClientCannotNameABodyFile) {
   EXPECT_EQ(headers["x-berth-edge"], "api");
 }
 
+// The proof reaches berthd on every request; a client's own is replaced; the files holding it
+// are private.
+TEST(Edge, TheEdgeProofReachesTheBackendAndStaysPrivate) {
+  const std::string proof(64, 'c');
+  EdgeUnderTest t({}, [&](EdgeLayout& layout) { layout.edge_proof = proof; });
+  auto seen = get(t.port(), "api.localhost", "/x", {"X-Berth-Edge-Proof: " + std::string(64, '0')})
+                  .bodyJson();
+  EXPECT_EQ(seen["headers"]["x-berth-edge-proof"], proof);
+  EXPECT_EQ(get(t.port(), "foo-abcd.localhost", "/").bodyJson()["headers"]["x-berth-edge-proof"],
+            proof);
+  struct stat st {};
+  ASSERT_EQ(::stat(t.edge->configPath().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  ASSERT_EQ(::stat(t.layout.runtime_dir.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0066, 0u);
+}
+
 TEST(Edge, CustomHostsBecomeProjectTraffic) {
   EdgeUnderTest t;
   EXPECT_EQ(get(t.port(), "shop.example.com", "/").bodyJson()["headers"]["x-berth-edge"], "api");
