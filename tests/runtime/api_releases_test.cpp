@@ -31,10 +31,12 @@ class ApiReleases : public ::testing::Test {
   static void SetUpTestSuite() {
     BerthdOptions options;
     options.plugins = {"projects", "storage", "runtime"};
-    // Small limits, so that a tar bomb is cheap and pruning shows after three releases.
+    // Small limits, so that a tar bomb is cheap and pruning shows after three releases; the
+    // ratio limit (unit-tested in releases_test) is raised so that the byte limit shows.
     options.extra_yaml =
         "projects:\n  creation_burst: 100\n"
-        "runtime:\n  keep_releases: 2\n  max_release_mb: 1\n  max_release_files: 20\n";
+        "runtime:\n  keep_releases: 2\n  max_release_mb: 1\n  max_release_files: 20\n"
+        "  max_unpack_ratio: 1000000\n";
     server = new BerthdProcess(options);
     server->start();
     owner = new Account(makeAccount(*server, "relown"));
@@ -290,7 +292,9 @@ TEST_F(ApiReleases, ConflictsWhileBuildingThenPromoteAndPruning) {
   ASSERT_EQ(built(name, r2)["status"], "live");
   EXPECT_EQ(release(name, r1)["status"], "ready");
 
-  std::string gate = *gate_dir + "/open-" + name;
+  // In the project's writable folder: the build runs in the sandbox, which sees no other.
+  std::string gate =
+      server->dataDir() + "/runtime/homes/" + projectId(*server, name) + "/open-" + name;
   // Opens the gate however the test ends, so a failed assertion cannot leave the build (and
   // berthd's shutdown, which waits for it) hanging.
   struct GateOpener {

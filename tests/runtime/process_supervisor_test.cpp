@@ -228,8 +228,11 @@ TEST(Sandbox, SeesOnlySystemFilesAndItsRelease) {
   EXPECT_NE(joined.find("--unshare-all --share-net"), std::string::npos);
   EXPECT_NE(joined.find("--ro-bind /usr /usr"), std::string::npos);
   // The release read-only, the project's own folder read-write.
-  EXPECT_NE(joined.find("--ro-bind /srv/r1 /srv/r1 --chdir /srv/r1 -- node server.js"),
-            std::string::npos);
+  EXPECT_NE(
+      joined.find(
+          "--ro-bind /srv/r1 /srv/r1 --chdir /srv/r1 -- /usr/bin/env --default-signal=TERM node "
+          "server.js"),
+      std::string::npos);
   EXPECT_NE(joined.find("--bind /srv/homes/p1 /srv/homes/p1"), std::string::npos);
   EXPECT_NE(joined.find("--proc /proc"), std::string::npos);
   EXPECT_NE(joined.find("--tmpfs /tmp"), std::string::npos);
@@ -237,8 +240,10 @@ TEST(Sandbox, SeesOnlySystemFilesAndItsRelease) {
   auto build = sandboxedArgv(options, SandboxMounts{"/srv/r1", true, ""}, {"npm", "ci"});
   std::string build_joined;
   for (const auto& a : build) build_joined += a + " ";
-  EXPECT_NE(build_joined.find("--bind /srv/r1 /srv/r1 --chdir /srv/r1 -- npm ci"),
-            std::string::npos);
+  EXPECT_NE(
+      build_joined.find(
+          "--bind /srv/r1 /srv/r1 --chdir /srv/r1 -- /usr/bin/env --default-signal=TERM npm ci"),
+      std::string::npos);
   EXPECT_EQ(joined.find("/work"), std::string::npos);
   EXPECT_EQ(joined.find("/root"), std::string::npos);
 }

@@ -86,13 +86,14 @@ std::optional<RunAs> credentialsFor(const ChildSpec& spec) {
 }
 
 [[noreturn]] void childMain(const char* program, char** argv, char** envp, const char* cwd,
-                            const std::optional<RunAs>& creds, int output_fd, int report_fd,
-                            pid_t parent) {
+                            const std::optional<RunAs>& creds, bool ignore_term, int output_fd,
+                            int report_fd, pid_t parent) {
   sigset_t none;
   ::sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
   for (int sig = 1; sig < NSIG; ++sig)
     if (sig != SIGKILL && sig != SIGSTOP) ::signal(sig, SIG_DFL);
+  if (ignore_term) ::signal(SIGTERM, SIG_IGN);
   // Its own group, so a stop reaches everything it started.
   if (::setpgid(0, 0) != 0) failChild(report_fd);
   int null_fd = ::open("/dev/null", O_RDONLY);
@@ -156,7 +157,8 @@ StartedChild spawnChild(const ChildSpec& spec) {
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid == 0)
-    childMain(program.c_str(), argv, envp, spec.cwd.c_str(), creds, output[1], report[1], parent);
+    childMain(program.c_str(), argv, envp, spec.cwd.c_str(), creds, spec.ignore_term, output[1],
+              report[1], parent);
   const int fork_errno = errno;
   ::close(output[1]);
   ::close(report[1]);

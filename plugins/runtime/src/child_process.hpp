@@ -26,6 +26,10 @@ struct ChildSpec {
   // Honoured (and required: root never runs a child as itself) only when berthd is root; a
   // berthd that is not root cannot switch and runs children as itself.
   std::optional<RunAs> run_as;
+  // The child (bwrap) ignores SIGTERM, so that a stop's SIGTERM to the group reaches the
+  // sandboxed process (which restores its default: sandboxedArgv) while bwrap lives on until
+  // it ends; killing bwrap first would take the process down at once (--die-with-parent).
+  bool ignore_term = false;
 };
 
 struct StartedChild {

@@ -256,6 +256,7 @@ StartOutcome AppProcess::launch() {
                                  SandboxMounts{spec_.release_dir, false, spec_.home}, child.argv);
     child.cwd = spec_.release_dir;
     child.run_as = spec_.run_as;
+    child.ignore_term = spec_.sandbox.has_value();
     const StartedChild started = spawnChild(child);
     pid_ = started.pid;
     outcome.port = port;

@@ -48,7 +48,7 @@ CommandRun runBuildCommand(const std::vector<std::string>& argv, const std::stri
   try {
     std::vector<std::string> command = argv;
     if (sandbox) command = sandboxedArgv(*sandbox, SandboxMounts{dir, true, home}, argv);
-    child = spawnChild(ChildSpec{command, env, dir, run_as});
+    child = spawnChild(ChildSpec{command, env, dir, run_as, sandbox.has_value()});
   } catch (const std::exception& e) {
     run.error = e.what();
     return run;

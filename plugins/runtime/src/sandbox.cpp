@@ -33,7 +33,8 @@ std::vector<std::string> sandboxedArgv(const SandboxOptions& options, const Sand
   if (!mounts.release_dir.empty())
     out.insert(out.end(), {mounts.release_writable ? "--bind" : "--ro-bind", mounts.release_dir,
                            mounts.release_dir, "--chdir", mounts.release_dir});
-  out.push_back("--");
+  // bwrap is started ignoring SIGTERM (ChildSpec::ignore_term); the command gets it back.
+  out.insert(out.end(), {"--", "/usr/bin/env", "--default-signal=TERM"});
   out.insert(out.end(), argv.begin(), argv.end());
   return out;
 }

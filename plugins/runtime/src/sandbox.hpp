@@ -38,7 +38,9 @@ struct SandboxMounts {
   std::string home;               // the project's writable folder (HOME, TMPDIR); may be empty
 };
 
-// The argv that runs `argv` inside the sandbox with the release as its working folder.
+// The argv that runs `argv` inside the sandbox with the release as its working folder, through
+// `env --default-signal=TERM` (coreutils >= 8.31): bwrap is started ignoring SIGTERM
+// (ChildSpec::ignore_term), the command must not inherit that.
 std::vector<std::string> sandboxedArgv(const SandboxOptions& options, const SandboxMounts& mounts,
                                        const std::vector<std::string>& argv);
 
