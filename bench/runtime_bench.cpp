@@ -85,7 +85,7 @@ void benchWake(const fs::path& base) {
   spec.project = "bench";
   spec.argv = {"node", "server.js"};
   spec.release_dir = app.string();
-  if (::geteuid() == 0) spec.run_as = "nobody";
+  if (::geteuid() == 0) spec.run_as = RunAs{65534, 65534};  // nobody
   std::vector<double> wake, own;
   for (int round = 0; round < 10; ++round) {
     AppProcess process(spec);
