@@ -176,6 +176,9 @@ TEST_F(Quotas, DiskPerAccountCountsTheFilesAndReleasesOfAllItsProjects) {
   EXPECT_EQ(r.status, 403) << r.body;
   EXPECT_EQ(errorText(r), diskQuotaUsedUp(kMegabyte, static_cast<int64_t>(large_release.size())));
   EXPECT_EQ(filesUnder(objectsDir(*server)), objects);
+  auto releases = api(a).get("/projects/two-qdisk/deploys");
+  ASSERT_EQ(releases.status, 200) << releases.body;
+  EXPECT_TRUE(releases.json().at("deploys").empty()) << releases.body;
 
   // Another account is not held back by this one's quota.
   r = upload(api(other), "big-qdiskother", "big.bin", noise(2 * kMegabyte, 5));

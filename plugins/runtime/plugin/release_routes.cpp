@@ -73,6 +73,15 @@ class ReleaseHandlers {
                            {"from_file", *file},
                            {"content_type", "application/gzip"},
                            {"move", true}});
+    } catch (const Error& e) {
+      // The store refused the upload itself (a quota): nothing of it is kept, not even a row.
+      if (e.status() < 500) {
+        ctx_.releases->discardBuilding(release.id);
+      } else {
+        ctx_.releases->finishFailed(release.id, "the upload could not be stored: " + e.message(),
+                                    "");
+      }
+      throw;
     } catch (const std::exception& e) {
       ctx_.releases->finishFailed(release.id,
                                   std::string("the upload could not be stored: ") + e.what(), "");

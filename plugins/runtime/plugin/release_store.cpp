@@ -142,6 +142,16 @@ bool ReleaseStore::finishFailed(const std::string& release_id, const std::string
   return true;
 }
 
+bool ReleaseStore::discardBuilding(const std::string& release_id) const {
+  auto r = services_.db().exec(
+      "DELETE FROM runtime.runtime_releases WHERE id = $1 AND status = 'building' "
+      "RETURNING project_id",
+      release_id);
+  if (r.rows() == 0) return false;
+  changed(r.get<std::string>(0, 0));
+  return true;
+}
+
 bool ReleaseStore::finishLive(const std::string& release_id, const BuiltRelease& built) const {
   std::string project_id;
   bool live = services_.db().transaction([&](berth::Transaction& tx) {

@@ -83,6 +83,9 @@ class ReleaseStore {
   // (the project was deleted meanwhile).
   bool finishFailed(const std::string& release_id, const std::string& error,
                     const std::string& build_log) const;
+  // A release whose upload was refused (a quota, a bad body): the `building` row goes, so
+  // the refusal leaves nothing listed. False when the row is gone or no longer building.
+  bool discardBuilding(const std::string& release_id) const;
   // The build succeeded: its start plan is stored and, in the same transaction, it becomes the
   // live release (the one live before becomes ready). False when the row is gone.
   bool finishLive(const std::string& release_id, const BuiltRelease& built) const;
