@@ -26,15 +26,15 @@
 namespace fs = std::filesystem;
 using berth::runtime::BuildLimits;
 using berth::runtime::cleanArchivePath;
+using berth::runtime::giveTreeTo;
 using berth::runtime::prepareRelease;
 using berth::runtime::promoteProblem;
 using berth::runtime::ReleaseInput;
-using berth::runtime::RunAs;
-using berth::runtime::sealRelease;
-using berth::runtime::giveTreeTo;
 using berth::runtime::ReleaseRow;
 using berth::runtime::releasesToPrune;
+using berth::runtime::RunAs;
 using berth::runtime::runBuildCommand;
+using berth::runtime::sealRelease;
 using berth::runtime::StartKind;
 using berth::runtime::UnpackLimits;
 using berth::runtime::unpackRelease;
