@@ -248,7 +248,7 @@ TEST_F(ConfigTest, UnknownKeyInCoreSectionNamesKeyAndKnownOnes) {
   EXPECT_EQ(refusal("server:\n  lisen: 127.0.0.1:80\n"),
             file() +
                 ": server.lisen: unknown key (known: listen, project_listen, apps_domain, "
-                "drain_seconds)");
+                "drain_seconds, public_url)");
 }
 
 TEST_F(ConfigTest, UnknownTopLevelValueIsRefused) {

@@ -15,12 +15,14 @@
 
 #include "app/control_plane.hpp"
 #include "auth/accounts.hpp"
+#include "auth/sessions.hpp"
 #include "db/migrator.hpp"
 #include "edge/edge.hpp"
 #include "http/backend_server.hpp"
 #include "http/dispatcher.hpp"
 #include "http/edge_trust.hpp"
 #include "http/host_routing.hpp"
+#include "http/session_routes.hpp"
 #include "jobs/job_runner.hpp"
 #include "log/logging.hpp"
 #include "plugin/plugin_manager.hpp"
@@ -118,6 +120,10 @@ int runServe(const Settings& settings) {
   auth_cache.start();
   Accounts accounts(*cp.pool, settings);
   accounts.useCache(&auth_cache);
+  Sessions sessions(*cp.pool, settings);
+  sessions.useCache(&auth_cache);
+  // Failed sign-ins per client address: 10 at once, then one more a minute.
+  SignInThrottle sign_in_throttle(10, 60);
   HostRouting hosts(settings.apps_domain);
   std::unique_ptr<Edge> edge;
   std::mutex edge_mutex;
@@ -154,6 +160,7 @@ int runServe(const Settings& settings) {
   Router router;
   PluginManager plugins(parts);
   plugins.loadAll(settings.plugins.dir, settings.plugins.enabled, router);
+  addSessionRoutes(router, sessions, accounts, sign_in_throttle);
   plugins.applyConfig();
   int applied = applyMigrations(*cp.pool, plugins.migrations());
   if (applied > 0)
@@ -162,6 +169,8 @@ int runServe(const Settings& settings) {
 
   Dispatcher dispatcher(router, hosts,
                         [&](const std::string& token) { return accounts.checkToken(token); });
+  dispatcher.useSessions([&](const std::string& value) { return sessions.check(value); },
+                         publicUrl(settings));
   uint64_t json_limit =
       parseByteSize(settings.edge.json_body_limit, "edge.json_body_limit", settings.file);
   // Headers and a little slack on top of the largest body the edge lets through to us.

@@ -1,11 +1,21 @@
 #include "cli/admin_commands.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
 
 #include "app/control_plane.hpp"
 #include "auth/accounts.hpp"
+#include "auth/sessions.hpp"
 #include "db/migrator.hpp"
 #include "http/router.hpp"
 #include "plugin/plugin_manager.hpp"
@@ -37,15 +47,66 @@ std::optional<int> optionalInt(const CommandLine& cl, const std::string& name) {
   }
 }
 
+bool isKeyText(const std::string& text) {
+  return text.size() == 64 &&
+         std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isxdigit(c); });
+}
+
+// secrets-key: the file that holds projects.secrets_key for a new install (scripts/start.sh).
+// Nothing is made when the config sets projects.secrets_key itself (even to "", which keeps
+// secrets off). Otherwise the file (--file, else projects.secrets_key_file, else
+// data_dir/secrets.key) is made once, 0600, with 64 random hex characters, and its path printed.
+int secretsKeyCommand(const CommandLine& cl, const Settings& settings) {
+  nlohmann::json section = nlohmann::json::object();
+  if (auto it = settings.plugin_sections.find("projects"); it != settings.plugin_sections.end())
+    section = it->second;
+  if (section.is_object() && section.contains("secrets_key")) return 0;
+  std::string file = cl.get("file");
+  if (file.empty() && section.is_object() && section.contains("secrets_key_file") &&
+      section["secrets_key_file"].is_string())
+    file = section["secrets_key_file"].get<std::string>();
+  if (file.empty()) file = settings.data_dir + "/secrets.key";
+  file = std::filesystem::absolute(file).lexically_normal().string();
+  std::filesystem::create_directories(std::filesystem::path(file).parent_path());
+  int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd >= 0) {
+    std::string text = randomHex(32) + "\n";
+    bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+    if (::fsync(fd) != 0) written = false;
+    ::close(fd);
+    if (!written) {
+      ::unlink(file.c_str());
+      throw std::runtime_error("could not write " + file);
+    }
+  } else if (errno != EEXIST) {
+    throw std::runtime_error("could not create " + file + ": " + std::strerror(errno));
+  } else {
+    // Made before: kept as it is (the secrets sealed under it depend on it), if it is sound.
+    struct stat st {};
+    if (::lstat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+      throw std::runtime_error(file + " is not a regular file");
+    if ((st.st_mode & 077) != 0)
+      throw std::runtime_error(file + " is readable by others than its owner; make it 0600");
+    std::ifstream in(file);
+    std::string text;
+    std::getline(in, text);
+    if (!isKeyText(text))
+      throw std::runtime_error(file + " does not hold 64 hexadecimal characters");
+  }
+  std::cout << file << std::endl;
+  return 0;
+}
+
 }  // namespace
 
 int runAdminCommand(const CommandLine& cl, const Settings& settings) {
   const std::string cmd = cl.command();
-  static const std::vector<std::string> known = {"migrate",      "account create", "token create",
-                                                 "token revoke", "team create",    "team add",
-                                                 "team remove"};
+  static const std::vector<std::string> known = {
+      "migrate",  "account create", "token create",       "token revoke", "team create",
+      "team add", "team remove",    "account login-link", "secrets-key"};
   if (std::find(known.begin(), known.end(), cmd) == known.end())
     throw UsageError("unknown command: " + cmd);
+  if (cmd == "secrets-key") return secretsKeyCommand(cl, settings);
 
   ControlPlane cp = ControlPlane::open(settings);
   Accounts accounts(*cp.pool, settings);
@@ -62,6 +123,13 @@ int runAdminCommand(const CommandLine& cl, const Settings& settings) {
     out = {{"applied", applyMigrations(*cp.pool, plugins.migrations())}};
   } else if (cmd == "account create") {
     out = accountJson(accounts.createAccount(cl.require("email"), cl.get("plan"), cl.get("slug")));
+  } else if (cmd == "account login-link") {
+    std::optional<int> minutes = optionalInt(cl, "minutes");
+    Sessions sessions(*cp.pool, settings);
+    std::string code = sessions.createSignInCode(cl.require("email"), minutes.value_or(15));
+    std::cout << publicUrl(settings) << "/console/#code=" << code << std::endl;
+    cp.close();
+    return 0;
   } else if (cmd == "token create") {
     std::string token = accounts.createToken(cl.require("email"), cl.get("name"),
                                              optionalInt(cl, "expires-in-days"));

@@ -9,11 +9,15 @@ const char* const kUsage = R"(usage: berthd [--config FILE] [--set key=value ...
   serve                                          run the service
   migrate                                        apply pending migrations and exit
   account create --email E [--plan P] [--slug S]
+  account login-link --email E [--minutes 15]    print a one-time console sign-in address
   token create --email E [--name N] [--expires-in-days D]
   token revoke --email E --name N
   team create --slug S --owner E [--plan P]
   team add --team S --email E --role admin|member
   team remove --team S --email E
+  secrets-key [--file F]                         make the secrets key file once (0600); print
+                                                 its path (nothing when the config sets
+                                                 projects.secrets_key)
 
 The configuration file is --config, else $BERTH_CONFIG, else etc/berth.yaml.
 )";

@@ -57,6 +57,9 @@ const OverrideKeys kOverrideKeys = {.lists = {"plugins.enabled"},
                                                "server.project_listen",
                                                "server.apps_domain",
                                                "server.drain_seconds",
+                                               "server.public_url",
+                                               "sessions.idle_minutes",
+                                               "sessions.max_hours",
                                                "data_dir",
                                                "database.url",
                                                "database.pool_size",
@@ -115,9 +118,31 @@ void readServer(const YamlValueReader& reader, const YAML::Node& node, Settings&
                 "expected a lower-case DNS name such as apps.example.com, got " + describeYaml(v));
           }
         }},
-       {"drain_seconds", [&](const YAML::Node& v) {
+       {"drain_seconds",
+        [&](const YAML::Node& v) {
           s.drain_seconds = static_cast<int>(reader.integer(v, "server.drain_seconds", 1, 300));
+        }},
+       {"public_url", [&](const YAML::Node& v) {
+          std::string url = reader.text(v, "server.public_url");
+          if (!url.empty() && url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0)
+            reader.fail("server.public_url",
+                        "expected an address such as https://api.example.com, got " + url);
+          while (!url.empty() && url.back() == '/') url.pop_back();
+          s.public_url = url;
         }}});
+}
+
+void readSessions(const YamlValueReader& reader, const YAML::Node& node, Settings& s) {
+  reader.section(node, "sessions",
+                 {{"idle_minutes",
+                   [&](const YAML::Node& v) {
+                     s.session_idle_minutes = static_cast<int>(
+                         reader.integer(v, "sessions.idle_minutes", 1, 366 * 24 * 60));
+                   }},
+                  {"max_hours", [&](const YAML::Node& v) {
+                     s.session_max_hours =
+                         static_cast<int>(reader.integer(v, "sessions.max_hours", 1, 366 * 24));
+                   }}});
 }
 
 void readDatabase(const YamlValueReader& reader, const YAML::Node& node, DatabaseSettings& db) {
@@ -248,6 +273,10 @@ void setDefaults(Settings& s) {
 
 }  // namespace
 
+std::string publicUrl(const Settings& settings) {
+  return settings.public_url.empty() ? "http://" + settings.listen.str() : settings.public_url;
+}
+
 Settings loadSettings(const std::string& file, const std::vector<Override>& overrides) {
   YAML::Node root = readConfigDocument(file);
   applyOverrides(root, overrides, file, kOverrideKeys);
@@ -278,6 +307,8 @@ Settings loadSettings(const std::string& file, const std::vector<Override>& over
       readPlans(reader, value, s);
     } else if (key == "jobs") {
       readJobs(reader, value, s);
+    } else if (key == "sessions") {
+      readSessions(reader, value, s);
     } else if (value.IsMap() || value.IsNull()) {
       // A plugin's section (null: every key of it commented out). Whether a plugin of that
       // name exists is known only after loading them: see checkUnclaimedSections.
@@ -285,7 +316,7 @@ Settings loadSettings(const std::string& file, const std::vector<Override>& over
     } else {
       reader.fail(key,
                   "unknown key (core keys: server, data_dir, database, log, edge, plugins, plans, "
-                  "jobs; a plugin's keys sit in a map named after its id)");
+                  "jobs, sessions; a plugin's keys sit in a map named after its id)");
     }
   }
 

@@ -57,7 +57,10 @@ struct Settings {
   ListenAddress listen;                         // server.listen
   std::optional<ListenAddress> project_listen;  // server.project_listen (project traffic only)
   std::string apps_domain = "localhost";
-  int drain_seconds = 10;        // server.drain_seconds
+  int drain_seconds = 10;  // server.drain_seconds
+  // server.public_url: the API's address as browsers see it (sign-in links, the Origin the
+  // console sends); empty: http:// + server.listen. See publicUrl().
+  std::string public_url;
   std::string data_dir = "var";  // absolute after loading
   DatabaseSettings database;
   LogSettings log;
@@ -66,10 +69,15 @@ struct Settings {
   std::map<std::string, std::optional<int64_t>> plans;  // plan -> project limit (nullopt: none)
   std::vector<std::string> plan_order;                  // lowest first
   int job_threads = 4;
+  int session_idle_minutes = 7 * 24 * 60;  // sessions.idle_minutes: sliding lifetime
+  int session_max_hours = 30 * 24;         // sessions.max_hours: absolute lifetime
   // Top-level sections that are not core keys: one per plugin id, as JSON, unvalidated until
   // the plugins have declared their keys (see applyPluginKeys).
   std::map<std::string, nlohmann::json> plugin_sections;
 };
+
+// server.public_url, else "http://" + server.listen; never ends with '/'.
+std::string publicUrl(const Settings& settings);
 
 // A "key=value" override from --set, dotted key (server.listen=127.0.0.1:9000).
 struct Override {

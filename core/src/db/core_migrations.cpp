@@ -87,6 +87,31 @@ BEGIN
 END
 $$;
 )sql"},
+      // Console sign-in: one-time codes (berthd account login-link) and browser sessions
+      // (auth/sessions.hpp). Only SHA-256 digests are stored. A session's end, expiry change or
+      // removal (also through the account's cascade) empties every node's auth cache.
+      Migration{"core", 4, "sessions", R"sql(
+CREATE TABLE core.signin_codes (
+  digest text PRIMARY KEY,  -- SHA-256 hex of the code; the code itself is never stored
+  account_id text NOT NULL REFERENCES core.accounts (id) ON DELETE CASCADE,
+  created_at bigint NOT NULL DEFAULT extract(epoch FROM now())::bigint,
+  expires_at bigint NOT NULL,
+  used_at bigint NULL
+);
+CREATE INDEX signin_codes_account_id_idx ON core.signin_codes (account_id);
+
+CREATE TABLE core.sessions (
+  digest text PRIMARY KEY,  -- SHA-256 hex of the cookie's value
+  account_id text NOT NULL REFERENCES core.accounts (id) ON DELETE CASCADE,
+  created_at bigint NOT NULL DEFAULT extract(epoch FROM now())::bigint,
+  last_seen_at bigint NOT NULL,
+  expires_at bigint NOT NULL  -- the absolute end; the idle end is last_seen_at + idle
+);
+CREATE INDEX sessions_account_id_idx ON core.sessions (account_id);
+CREATE INDEX sessions_expires_at_idx ON core.sessions (expires_at);
+CREATE TRIGGER sessions_changed AFTER UPDATE OF account_id, digest, expires_at OR DELETE OR TRUNCATE
+  ON core.sessions FOR EACH STATEMENT EXECUTE FUNCTION core.notify_auth_change();
+)sql"},
   };
 }
 

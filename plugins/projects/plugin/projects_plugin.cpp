@@ -2,6 +2,8 @@
 // domains and one database per project. README.md beside this folder lists every answer.
 #include <berth/plugin.hpp>
 
+#include <fstream>
+
 #include "context.hpp"
 #include "directory_service.hpp"
 #include "domain_routes.hpp"
@@ -19,6 +21,9 @@ class ProjectsPlugin final : public berth::Plugin {
   void registerAll(berth::Registrar& r) override {
     r.configString("secrets_key", "",
                    "64 hex characters: the AES-256 key of secrets; empty answers 501");
+    r.configString("secrets_key_file", "",
+                   "a file (0600) holding the key of secrets, read when secrets_key is empty "
+                   "(berthd secrets-key makes one)");
     r.configString("dns_resolver", "", "host:port of the DNS server that verifies domains");
     r.configInt("domain_claim_days", 7, "days an unverified domain claim lasts; then it is dropped",
                 berth::IntRange{1, 3650});
@@ -79,12 +84,16 @@ class ProjectsPlugin final : public berth::Plugin {
     }
 
     std::string key = config.value("secrets_key", "");
+    std::string key_file = config.value("secrets_key_file", "");
     if (!key.empty()) {
       if (!isSecretsKey(key))
         throw berth::Error("projects.secrets_key: must be 64 hexadecimal characters (32 bytes)");
       context_.secrets.emplace(key);
       context_.vault.emplace(key);
     } else {
+      // A key from a file seals secrets only: database passwords stay under the vault key
+      // they were sealed with, so adding the file to an install changes nothing for them.
+      if (!key_file.empty()) context_.secrets.emplace(readKeyFile(key_file));
       context_.vault.emplace(loadOrCreateVaultKey(services.coreSetting("data_dir").value_or(".")));
     }
     std::string cluster = config.value("cluster_url", "");
@@ -98,6 +107,18 @@ class ProjectsPlugin final : public berth::Plugin {
   void stop() override { context_.lists.stop(); }
 
  private:
+  static std::string readKeyFile(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw berth::Error("projects.secrets_key_file: cannot read " + path);
+    std::string text;
+    std::getline(in, text);
+    while (!text.empty() && (text.back() == '\r' || text.back() == ' ')) text.pop_back();
+    if (!isSecretsKey(text))
+      throw berth::Error("projects.secrets_key_file: " + path +
+                         " must hold 64 hexadecimal characters (32 bytes)");
+    return text;
+  }
+
   void refreshSizes() {
     auto r = context_.db().exec(
         "SELECT id, db_name, account_id FROM projects.projects WHERE status = 'ready' "
