@@ -17,7 +17,7 @@ namespace {
 const std::string kApiTraffic = "no such route";
 const std::string kProjectTraffic = "nothing is served here";
 
-class Domains : public ::testing::Test {
+class Domains : public ProjectsServerSuite {
  protected:
   static void SetUpTestSuite() {
     dns_port = berth::core::freeLoopbackPort();
@@ -25,16 +25,13 @@ class Domains : public ::testing::Test {
     options.plugins = {"projects"};
     options.extra_yaml = "projects:\n  creation_burst: 100\n  dns_resolver: \"127.0.0.1:" +
                          std::to_string(dns_port) + "\"\n";
-    server = new BerthdProcess(options);
-    server->start();
+    startServer(options);
     scratch = makeTempDir("berth-domains-dns");
   }
   static void TearDownTestSuite() {
     removeTree(scratch);
-    delete server;
-    server = nullptr;
+    ProjectsServerSuite::TearDownTestSuite();
   }
-  static ApiClient api(const Account& a) { return server->api(a.token); }
   // What the edge answers for an unknown path on `host`: API traffic or project traffic (no
   // runtime plugin loaded).
   static std::string probe(const Account& a, const std::string& host) {
@@ -47,7 +44,6 @@ class Domains : public ::testing::Test {
     return api(a).get("/projects/" + project + "/domains").json().at("domains");
   }
 
-  static inline BerthdProcess* server = nullptr;
   static inline uint16_t dns_port = 0;
   static inline std::string scratch;
 };

@@ -4,9 +4,6 @@
 // schedule header is an ordinary header; management routes are not served on project_listen
 // nor through a project's server block; a symlink planted in a tree the edge serves from is
 // not followed; the access log and the edge's folder are private and show no apikey value.
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,12 +16,14 @@
 #include <regex>
 #include <sstream>
 
-#include "../projects/api_support.hpp"
 #include "../runtime/host_requests.hpp"
 #include "../storage/storage_support.hpp"
+#include "hostile_tenant.hpp"
+#include "support/loopback_socket.hpp"
 
 using namespace berth::testing;
 using namespace berth::testing::projects_api;
+using namespace berth::testing::isolation;
 using nlohmann::json;
 namespace fs = std::filesystem;
 
@@ -42,54 +41,11 @@ mode_t modeOf(const std::string& path) {
   return st.st_mode & 07777;
 }
 
-uint16_t freeLoopbackPort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  socklen_t size = sizeof addr;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &size);
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
-
-// One request written as is (an absolute URI in the request line, say); the whole answer.
-std::string rawExchange(uint16_t port, const std::string& request) {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(port);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    ::close(fd);
-    return "";
-  }
-  timeval timeout{30, 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-  ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
-  std::string answer;
-  char buffer[4096];
-  ssize_t got;
-  while ((got = ::recv(fd, buffer, sizeof buffer, 0)) > 0) answer.append(buffer, got);
-  ::close(fd);
-  return answer;
-}
-
 // A static release: a gzip-compressed tar of these files (made by the system's tar).
 std::string staticRelease(const std::map<std::string, std::string>& files) {
-  std::string dir = makeTempDir("edge-isolation-release");
-  std::vector<std::string> argv = {"tar", "-czf", dir + ".tar.gz", "-C", dir};
-  for (const auto& [name, content] : files) {
-    spit(dir + "/" + name, content);
-    argv.push_back(name);
-  }
-  auto made = berth::core::runCommand(argv);
-  std::string archive = readFile(dir + ".tar.gz");
-  removeTree(dir);
-  fs::remove(dir + ".tar.gz");
-  if (!made.status.ok()) throw std::runtime_error("tar: " + made.output);
-  return archive;
+  TarBuilder tar;
+  for (const auto& [name, content] : files) tar.file(name, content);
+  return tar.finish();
 }
 
 // True when nginx (master in edge_dir/nginx.pid) runs workers, all started after nginx.conf was
@@ -130,26 +86,23 @@ int statusOf(const std::string& answer) {
   return std::stoi(m[1]);
 }
 
-class EdgeIsolation : public ::testing::Test {
+class EdgeIsolation : public HostileTenantSuite {
  protected:
   static void SetUpTestSuite() {
-    project_port = freeLoopbackPort();
+    project_port = berth::core::freeLoopbackPort();
     BerthdOptions options;
     options.plugins = {"projects", "storage", "runtime", "sqlconsole"};
-    options.extra_yaml = secretsKeyYaml() + "  creation_burst: 100\n";
+    options.extra_yaml = manyProjectsYaml();
     options.set = {"server.project_listen=127.0.0.1:" + std::to_string(project_port)};
-    server = new BerthdProcess(options);
-    server->start();
+    startServer(options);
     owner = new Account(makeAccount(*server, "edgeiso"));
     outside = makeTempDir("edge-isolation");
   }
   static void TearDownTestSuite() {
     removeTree(outside);
-    stopCleanly(*server);
     delete owner;
-    delete server;
     owner = nullptr;
-    server = nullptr;
+    HostileTenantSuite::TearDownTestSuite();
   }
 
   static ApiClient api() { return server->api(owner->token); }
@@ -193,13 +146,8 @@ class EdgeIsolation : public ::testing::Test {
             "Authorization: Bearer " + owner->token};
   }
 
-  static json logs(const std::string& name) {
-    auto r = api().get("/projects/" + name + "/logs?limit=1000");
-    EXPECT_EQ(r.status, 200) << r.body;
-    return r.json().value("logs", json::array());
-  }
+  static json logs(const std::string& name) { return runtime_api::projectLogs(api(), name); }
 
-  static inline BerthdProcess* server = nullptr;
   static inline Account* owner = nullptr;
   static inline std::string outside;
   static inline uint16_t project_port = 0;
@@ -296,17 +244,12 @@ TEST_F(EdgeIsolation, OnlyAFileTheEdgeSpooledIsTakenAsABody) {
 
 TEST_F(EdgeIsolation, AForgedScheduleHeaderIsAnOrdinaryHeader) {
   std::string name = project("sched");
-  auto r = api().raw("POST", "/projects/" + name + "/deploys",
-                     staticRelease({{"index.html", "<p>hi</p>\n"}, {"tick.txt", "tick\n"}}),
-                     {"Content-Type: application/gzip"});
+  auto r = uploadRelease(api(), name,
+                         staticRelease({{"index.html", "<p>hi</p>\n"}, {"tick.txt", "tick\n"}}));
   ASSERT_EQ(r.status, 202) << r.body;
   std::string release = r.json().at("id").get<std::string>();
-  ASSERT_TRUE(eventually(
-      [&] {
-        return api().get("/projects/" + name + "/deploys/" + release).json().value("status", "") ==
-               "live";
-      },
-      std::chrono::seconds(60)));
+  ASSERT_TRUE(eventually([&] { return releaseStatus(api(), name, release) == "live"; },
+                         std::chrono::seconds(60)));
   // From this machine, through the edge, with a node proof that is not berthd's.
   auto forged = runtime_api::onProjectHost(
       *server, name, "/tick.txt?from=forger",
@@ -368,17 +311,11 @@ TEST_F(EdgeIsolation, ASymlinkPlantedInATreeIsNotFollowedByTheEdge) {
 
   // A static release: its host's entry is a link to the release folder.
   std::string site = project("sitetree");
-  auto up = api().raw("POST", "/projects/" + site + "/deploys",
-                      staticRelease({{"index.html", "<p>site</p>\n"}}),
-                      {"Content-Type: application/gzip"});
+  auto up = uploadRelease(api(), site, staticRelease({{"index.html", "<p>site</p>\n"}}));
   ASSERT_EQ(up.status, 202) << up.body;
   std::string release = up.json().at("id").get<std::string>();
-  ASSERT_TRUE(eventually(
-      [&] {
-        return api().get("/projects/" + site + "/deploys/" + release).json().value("status", "") ==
-               "live";
-      },
-      std::chrono::seconds(60)));
+  ASSERT_TRUE(eventually([&] { return releaseStatus(api(), site, release) == "live"; },
+                         std::chrono::seconds(60)));
   ASSERT_EQ(runtime_api::onProjectHost(*server, site, "/").body, "<p>site</p>\n");
   const std::string site_entry = server->dataDir() + "/runtime/edge/" + site + ".localhost";
   ASSERT_TRUE(eventually([&] { return fs::exists(site_entry); }));

@@ -14,12 +14,13 @@
 #include <random>
 #include <thread>
 
-#include "../projects/api_support.hpp"
 #include "../storage/storage_support.hpp"
+#include "hostile_tenant.hpp"
 
 using namespace berth::testing;
 using namespace berth::testing::projects_api;
 using namespace berth::testing::storage_api;
+using namespace berth::testing::isolation;
 using nlohmann::json;
 
 namespace {
@@ -49,19 +50,13 @@ std::string noise(size_t size, unsigned seed) {
 // A static release (index.html and a file of `payload` bytes of noise) as a .tar.gz, made by
 // the system's tar.
 std::string staticRelease(size_t payload, unsigned seed) {
-  std::string dir = makeTempDir("berth-quota-release");
-  std::filesystem::create_directories(dir + "/site");
-  std::ofstream(dir + "/site/index.html") << "<h1>hello</h1>\n";
-  std::ofstream(dir + "/site/noise.bin", std::ios::binary) << noise(payload, seed);
-  std::string archive = dir + "/release.tar.gz";
-  auto r = berth::core::runCommand({"tar", "-czf", archive, "-C", dir + "/site", "."});
-  if (!r.status.ok()) throw std::runtime_error("tar: " + r.output);
-  std::string bytes = readFile(archive);
-  removeTree(dir);
-  return bytes;
+  return TarBuilder()
+      .file("index.html", "<h1>hello</h1>\n")
+      .file("noise.bin", noise(payload, seed))
+      .finish();
 }
 
-class Quotas : public ::testing::Test {
+class Quotas : public ProjectsServerSuite {
  protected:
   static void SetUpTestSuite() {
     BerthdOptions options;
@@ -71,14 +66,8 @@ class Quotas : public ::testing::Test {
         "storage:\n  disk_quota_mb: {free: 1, hobby: 10, pro: null, scale: null}\n"
         "  max_files_per_project: 3\n"
         "scheduler:\n  max_schedules_per_project: 3\n";
-    server = new BerthdProcess(options);
-    server->start();
+    startServer(options);
   }
-  static void TearDownTestSuite() {
-    delete server;
-    server = nullptr;
-  }
-  static ApiClient api(const Account& a) { return server->api(a.token); }
 
   static int64_t schedulesRows(const std::string& project) {
     berth::core::Pool db(server->databaseUrl(), 1, std::chrono::seconds(10));
@@ -94,11 +83,8 @@ class Quotas : public ::testing::Test {
   }
   static HttpResult deploy(const Account& a, const std::string& project,
                            const std::string& archive) {
-    return api(a).raw("POST", "/projects/" + project + "/deploys", archive,
-                      {"Content-Type: application/gzip"});
+    return uploadRelease(api(a), project, archive);
   }
-
-  static inline BerthdProcess* server = nullptr;
 };
 
 TEST_F(Quotas, FilesPerProjectStopAtTheLimitAndARefusalStoresNothing) {
@@ -193,7 +179,7 @@ TEST_F(Quotas, DiskPerAccountCountsTheFilesAndReleasesOfAllItsProjects) {
   std::string status;
   ASSERT_TRUE(eventually(
       [&] {
-        status = api(a).get("/projects/two-qdisk/deploys/" + id).json().value("status", "");
+        status = releaseStatus(api(a), "two-qdisk", id);
         return status != "building";
       },
       std::chrono::seconds(60)));

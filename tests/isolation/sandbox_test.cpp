@@ -14,12 +14,13 @@
 #include <filesystem>
 #include <fstream>
 
-#include "../projects/api_support.hpp"
 #include "../runtime/host_requests.hpp"
 #include "../storage/storage_support.hpp"
+#include "hostile_tenant.hpp"
 
 using namespace berth::testing;
 using namespace berth::testing::projects_api;
+using namespace berth::testing::isolation;
 using nlohmann::json;
 namespace fs = std::filesystem;
 
@@ -73,32 +74,6 @@ const attempts = JSON.parse(fs.readFileSync('targets.json'));
 fs.writeFileSync('build-results.json', JSON.stringify(attempts.map(attack.attempt)));
 )JS";
 
-// A gzip tar of `files` (path -> contents), made by tar(1) (this part links no libarchive).
-class TarBuilder {
- public:
-  TarBuilder& file(const std::string& path, const std::string& contents) {
-    files_.emplace_back(path, contents);
-    return *this;
-  }
-  std::string finish() const {
-    const std::string dir = makeTempDir("berth-sandbox-tar");
-    for (const auto& [path, contents] : files_) {
-      fs::create_directories(fs::path(dir + "/" + path).parent_path());
-      std::ofstream(dir + "/" + path, std::ios::binary) << contents;
-    }
-    FILE* pipe = ::popen(("tar -czf - -C '" + dir + "' .").c_str(), "r");
-    std::string out;
-    char buffer[65536];
-    while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
-    ::pclose(pipe);
-    removeTree(dir);
-    return out;
-  }
-
- private:
-  std::vector<std::pair<std::string, std::string>> files_;
-};
-
 // The host pid of the process whose environment holds `marker` (the victim's app).
 pid_t pidWithEnvironment(const std::string& marker) {
   for (const auto& entry : fs::directory_iterator("/proc")) {
@@ -142,33 +117,29 @@ bool failed(const json& attempt, const json& result, const std::string& own_proj
   return !ec;
 }
 
-class Sandbox : public ::testing::Test {
+class Sandbox : public HostileTenantSuite {
  protected:
   static void SetUpTestSuite() {
     BerthdOptions options;
     options.plugins = {"projects", "storage", "runtime"};
-    options.extra_yaml = secretsKeyYaml() +
-                         "  creation_burst: 100\n"
+    options.extra_yaml = manyProjectsYaml() +
                          "runtime:\n"
                          "  start_timeout_seconds: 20\n"
                          "  stop_grace_seconds: 1\n";
-    server = new BerthdProcess(options);
-    server->start();
+    startServer(options);
     victim = new Account(makeAccount(*server, "victim"));
     attacker = new Account(makeAccount(*server, "attacker"));
   }
   static void TearDownTestSuite() {
-    stopCleanly(*server);
     delete victim;
     delete attacker;
-    delete server;
+    HostileTenantSuite::TearDownTestSuite();
   }
 
   static std::string deploy(const Account& who, const std::string& name,
                             const std::string& archive) {
     auto api = server->api(who.token);
-    auto r = api.raw("POST", "/projects/" + name + "/deploys", archive,
-                     {"Content-Type: application/gzip"});
+    auto r = uploadRelease(api, name, archive);
     if (r.status != 202)
       throw std::runtime_error("upload: " + std::to_string(r.status) + " " + r.body);
     const std::string id = r.json().at("id").get<std::string>();
@@ -185,11 +156,6 @@ class Sandbox : public ::testing::Test {
     return id;
   }
 
-  static std::string releaseDir(const std::string& name, const std::string& id) {
-    return server->dataDir() + "/releases/" + projectId(*server, name) + "/" + id;
-  }
-
-  static inline BerthdProcess* server = nullptr;
   static inline Account* victim = nullptr;
   static inline Account* attacker = nullptr;
 };

@@ -112,12 +112,16 @@ class ProjectsServerSuite : public ::testing::Test {
     BerthdOptions options;
     options.plugins = {"projects"};
     options.extra_yaml = secretsKeyYaml();
-    server = new BerthdProcess(options);
-    server->start();
+    startServer(options);
   }
   static void TearDownTestSuite() {
     delete server;
     server = nullptr;
+  }
+  // For a suite of its own plugins and configuration: its SetUpTestSuite calls this.
+  static void startServer(const BerthdOptions& options) {
+    server = new BerthdProcess(options);
+    server->start();
   }
   static ApiClient api(const Account& a) { return server->api(a.token); }
   static inline BerthdProcess* server = nullptr;

@@ -17,6 +17,13 @@ inline HttpResult onProjectHost(const BerthdProcess& server, const std::string& 
   return sendToHost(server.baseUrl(), name + ".localhost", method, path, std::move(headers), body);
 }
 
+// A project's log entries (GET /projects/<name>/logs, the last 1000).
+inline nlohmann::json projectLogs(const ApiClient& api, const std::string& name) {
+  auto r = api.get("/projects/" + name + "/logs?limit=1000");
+  EXPECT_EQ(r.status, 200) << r.body;
+  return r.json().value("logs", nlohmann::json::array());
+}
+
 // A purge starts a fresh cache: soon the next answer to `path` is not the kept one any more.
 inline void expectPurgeStartsAfresh(const BerthdProcess& server, const ApiClient& api,
                                     const std::string& name, const std::string& path,
