@@ -18,6 +18,7 @@
 #include "auth/sessions.hpp"
 #include "db/migrator.hpp"
 #include "edge/edge.hpp"
+#include "http/account_routes.hpp"
 #include "http/backend_server.hpp"
 #include "http/dispatcher.hpp"
 #include "http/edge_trust.hpp"
@@ -161,6 +162,15 @@ int runServe(const Settings& settings) {
   PluginManager plugins(parts);
   plugins.loadAll(settings.plugins.dir, settings.plugins.enabled, router);
   addSessionRoutes(router, sessions, accounts, sign_in_throttle);
+  // The core's own routes, in the same router (a plugin claiming one of them stops the start).
+  // What plugins count about an account (projects_used) comes from the service they offer
+  // under the core's contract "accounts.usage.v1".
+  addAccountRoutes(router, accounts, [&plugins](const std::string& account_id) {
+    auto answer = plugins.callService("accounts.usage.v1", "get",
+                                      nlohmann::json{{"account_id", account_id}}.dump());
+    if (!answer) return nlohmann::json::object();
+    return nlohmann::json::parse(*answer, nullptr, false);
+  });
   plugins.applyConfig();
   int applied = applyMigrations(*cp.pool, plugins.migrations());
   if (applied > 0)

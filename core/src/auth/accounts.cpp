@@ -166,19 +166,65 @@ std::string Accounts::createToken(const std::string& email_in, const std::string
   if (expires_in_days && *expires_in_days <= 0)
     throw AccountError("--expires-in-days must be a positive number of days");
   std::string name = name_in.empty() ? "token-" + randomHex(3) : name_in;
-  std::string token = kTokenPrefix + randomAlnum(kTokenSecretLength);
+  return createTokenFor(account_id, name, expires_in_days).token;
+}
+
+CreatedToken Accounts::createTokenFor(const std::string& account_id, const std::string& name,
+                                      std::optional<int> expires_in_days) {
+  if (name.empty()) throw AccountError("a token needs a name");
+  if (expires_in_days && *expires_in_days <= 0)
+    throw AccountError("expires_in_days must be a positive number of days");
+  CreatedToken created;
+  created.token = kTokenPrefix + randomAlnum(kTokenSecretLength);
+  int64_t now = nowSeconds();
   Param expires;
-  if (expires_in_days) expires = std::to_string(nowSeconds() + int64_t{*expires_in_days} * 86400);
+  if (expires_in_days) {
+    created.record.expires_at = now + int64_t{*expires_in_days} * 86400;
+    expires = std::to_string(*created.record.expires_at);
+  }
+  created.record.id = randomHex(12);
+  created.record.name = name;
+  created.record.created_at = now;
   try {
     pool_.exec(
-        "INSERT INTO core.tokens (id, account_id, name, digest, expires_at) "
-        "VALUES ($1, $2, $3, $4, $5)",
-        {randomHex(12), account_id, name, sha256Hex(token), expires});
+        "INSERT INTO core.tokens (id, account_id, name, digest, created_at, expires_at) "
+        "VALUES ($1, $2, $3, $4, $5, $6)",
+        {created.record.id, account_id, name, sha256Hex(created.token), std::to_string(now),
+         expires});
   } catch (const DbError& e) {
-    if (e.sqlstate() == "23505") throw AccountError("a token named " + name + " already exists");
+    if (e.sqlstate() == "23505") throw TokenNameTaken("a token named " + name + " already exists");
     throw;
   }
-  return token;
+  return created;
+}
+
+bool Accounts::revokeTokenById(const std::string& account_id, const std::string& token_id) {
+  auto r = pool_.exec(
+      "UPDATE core.tokens SET revoked_at = $3 WHERE account_id = $1 AND id = $2 "
+      "AND revoked_at IS NULL",
+      {account_id, token_id, std::to_string(nowSeconds())});
+  if (r.affected() == 0) return false;
+  // NOTIFY empties the cache a moment after the commit; the caller may ask again before then.
+  if (cache_ != nullptr) cache_->clear();
+  return true;
+}
+
+std::vector<TokenRecord> Accounts::tokens(const std::string& account_id) {
+  auto r = pool_.exec(
+      "SELECT id, name, created_at, expires_at, last_used_at FROM core.tokens "
+      "WHERE account_id = $1 AND revoked_at IS NULL ORDER BY created_at, name",
+      {account_id});
+  std::vector<TokenRecord> out;
+  for (int i = 0; i < r.rows(); ++i) {
+    TokenRecord t;
+    t.id = r.value(i, 0);
+    t.name = r.value(i, 1);
+    t.created_at = std::stoll(r.value(i, 2));
+    if (!r.isNull(i, 3)) t.expires_at = std::stoll(r.value(i, 3));
+    if (!r.isNull(i, 4)) t.last_used_at = std::stoll(r.value(i, 4));
+    out.push_back(std::move(t));
+  }
+  return out;
 }
 
 void Accounts::revokeToken(const std::string& email_in, const std::string& name) {
@@ -234,6 +280,7 @@ void Accounts::addMember(const std::string& team_slug, const std::string& email_
       "INSERT INTO core.memberships (team_id, user_id, role) VALUES ($1, $2, $3) "
       "ON CONFLICT (team_id, user_id) DO UPDATE SET role = EXCLUDED.role",
       {team, user, role});
+  if (cache_ != nullptr) cache_->clear();  // this node answers from the change at once
 }
 
 void Accounts::removeMember(const std::string& team_slug, const std::string& email_in) {
@@ -245,6 +292,18 @@ void Accounts::removeMember(const std::string& team_slug, const std::string& ema
   if (role.rows() == 0) throw AccountError(email + " is not a member of " + team_slug);
   if (role.value(0, 0) == "owner") throw AccountError("the owner cannot leave the team");
   pool_.exec("DELETE FROM core.memberships WHERE team_id = $1 AND user_id = $2", {team, user});
+  if (cache_ != nullptr) cache_->clear();
+}
+
+std::vector<Member> Accounts::members(const std::string& team_id) {
+  auto r = pool_.exec(
+      "SELECT a.id, a.email, m.role FROM core.memberships m JOIN core.accounts a "
+      "ON a.id = m.user_id WHERE m.team_id = $1 "
+      "ORDER BY m.role = 'owner' DESC, a.email",
+      {team_id});
+  std::vector<Member> out;
+  for (int i = 0; i < r.rows(); ++i) out.push_back({r.value(i, 0), r.value(i, 1), r.value(i, 2)});
+  return out;
 }
 
 TokenCheck Accounts::checkToken(const std::string& token) {

@@ -28,6 +28,34 @@ struct Account {
   int64_t created_at = 0;
 };
 
+// A token's record, never its value (GET /tokens).
+struct TokenRecord {
+  std::string id;
+  std::string name;
+  int64_t created_at = 0;
+  std::optional<int64_t> expires_at;
+  std::optional<int64_t> last_used_at;
+};
+
+// A new token: its record and, this once, its value.
+struct CreatedToken {
+  TokenRecord record;
+  std::string token;
+};
+
+// A live token of the account already has that name.
+class TokenNameTaken : public AccountError {
+ public:
+  using AccountError::AccountError;
+};
+
+// A team's member (GET /teams/{slug}/members).
+struct Member {
+  std::string account;  // the user's account id
+  std::string email;
+  std::string role;  // owner, admin or member
+};
+
 struct TokenCheck {
   enum class Result { Ok, Invalid, Unavailable } result = Result::Invalid;
   Caller caller;
@@ -45,11 +73,22 @@ class Accounts {
   // Returns the token text (bth_...); only its SHA-256 digest is stored.
   std::string createToken(const std::string& email, const std::string& name,
                           std::optional<int> expires_in_days);
+  // The same for an account by id (POST /tokens); the name is required. Throws
+  // TokenNameTaken when a live token of the account has it.
+  CreatedToken createTokenFor(const std::string& account_id, const std::string& name,
+                              std::optional<int> expires_in_days);
   void revokeToken(const std::string& email, const std::string& name);
+  // Revokes one of the account's live tokens; false when it has none with that id. This node's
+  // cache forgets it before the call returns (others hear of it by NOTIFY).
+  bool revokeTokenById(const std::string& account_id, const std::string& token_id);
+  // The account's tokens not revoked (expired ones included), oldest first.
+  std::vector<TokenRecord> tokens(const std::string& account_id);
   Account createTeam(const std::string& slug, const std::string& owner_email,
                      const std::string& plan);
   void addMember(const std::string& team_slug, const std::string& email, const std::string& role);
   void removeMember(const std::string& team_slug, const std::string& email);
+  // A team's members, owner first, then by e-mail.
+  std::vector<Member> members(const std::string& team_id);
 
   // Bearer token -> caller. Unavailable when the database could not be asked.
   TokenCheck checkToken(const std::string& token);

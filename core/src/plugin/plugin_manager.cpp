@@ -161,4 +161,12 @@ HookResult PluginManager::fireHook(const std::string& event, const std::string& 
   return HookResult{false, std::move(answer.bytes)};
 }
 
+std::optional<std::string> PluginManager::callService(const std::string& name,
+                                                      const std::string& method,
+                                                      const std::string& request_json) {
+  berth_buffer answer;
+  if (impl_->services.call(name, method, request_json, &answer) != BERTH_OK) return std::nullopt;
+  return std::move(answer.bytes);
+}
+
 }  // namespace berth::core

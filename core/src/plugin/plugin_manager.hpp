@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -94,6 +95,11 @@ class PluginManager {
   // Fires a hook event to every subscriber in load order (core events such as "edge.access"),
   // stopping at the first that refuses. THREADING: any thread, once loadAll returned.
   HookResult fireHook(const std::string& event, const std::string& payload_json);
+  // Calls a service a plugin offers (the core's own contracts, such as "accounts.usage.v1"):
+  // its JSON answer, or nullopt when no plugin offers it or it refused.
+  // THREADING: any thread, once loadAll returned.
+  std::optional<std::string> callService(const std::string& name, const std::string& method,
+                                         const std::string& request_json);
 
   // Implementation detail shared with the C trampolines.
   struct Impl;

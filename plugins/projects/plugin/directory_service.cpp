@@ -93,6 +93,16 @@ void registerDirectoryService(berth::Registrar& r, const Context& context) {
     }
     throw Error::notFound("projects.directory.v1 has no method " + std::string(method));
   });
+
+  // The core's contract for GET /me: what this plugin counts about an account. Every project
+  // of the account counts, as for the plan's limit at creation.
+  r.service("accounts.usage.v1", [c](std::string_view method, const nlohmann::json& request) {
+    if (method != "get")
+      throw Error::notFound("accounts.usage.v1 has no method " + std::string(method));
+    auto count = c->db().exec("SELECT count(*) FROM projects.projects WHERE account_id = $1",
+                              request.value("account_id", ""));
+    return nlohmann::json{{"projects_used", count.get<int64_t>(0, 0)}};
+  });
 }
 
 }  // namespace berth::projects
