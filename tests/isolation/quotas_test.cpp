@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <fstream>
+#include <functional>
 #include <random>
 #include <thread>
 
@@ -54,6 +54,24 @@ std::string staticRelease(size_t payload, unsigned seed) {
       .file("index.html", "<h1>hello</h1>\n")
       .file("noise.bin", noise(payload, seed))
       .finish();
+}
+
+// Sends `attempt(i)` for i in [0, n) all at once; how many were taken (201) and how many
+// refused with 403 and `refusal`.
+struct RaceCount {
+  int taken, refused;
+};
+RaceCount race(int n, const std::function<HttpResult(int)>& attempt, const std::string& refusal) {
+  std::atomic<int> taken{0}, refused{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < n; ++i)
+    threads.emplace_back([&, i] {
+      auto r = attempt(i);
+      if (r.status == 201) ++taken;
+      if (r.status == 403 && errorText(r) == refusal) ++refused;
+    });
+  for (auto& t : threads) t.join();
+  return {taken.load(), refused.load()};
 }
 
 class Quotas : public ProjectsServerSuite {
@@ -117,17 +135,14 @@ TEST_F(Quotas, FilesRacingForTheLastPlacesNeverPassTheLimit) {
   auto a = makeAccount(*server, "qfrace", "pro");
   mustCreate(api(a), "site");
   const std::string project = "site-qfrace";
-  std::atomic<int> stored{0}, refused{0};
-  std::vector<std::thread> threads;
-  for (int i = 0; i < 8; ++i)
-    threads.emplace_back([&, i] {
-      auto r = upload(api(a), project, "race" + std::to_string(i), std::string(1000, 'x'));
-      if (r.status == 201) ++stored;
-      if (r.status == 403 && errorText(r) == kFilesLimit) ++refused;
-    });
-  for (auto& t : threads) t.join();
-  EXPECT_EQ(stored.load(), 3);
-  EXPECT_EQ(refused.load(), 5);
+  auto [stored, refused] = race(
+      8,
+      [&](int i) {
+        return upload(api(a), project, "race" + std::to_string(i), std::string(1000, 'x'));
+      },
+      kFilesLimit);
+  EXPECT_EQ(stored, 3);
+  EXPECT_EQ(refused, 5);
   EXPECT_EQ(listed(api(a), project).size(), 3u);
 }
 
@@ -222,17 +237,11 @@ TEST_F(Quotas, SchedulesRacingForTheLastPlacesNeverPassTheLimit) {
   auto a = makeAccount(*server, "qsrace", "pro");
   mustCreate(api(a), "cron");
   const std::string project = "cron-qsrace";
-  std::atomic<int> created{0}, refused{0};
-  std::vector<std::thread> threads;
-  for (int i = 0; i < 12; ++i)
-    threads.emplace_back([&, i] {
-      auto r = newSchedule(a, project, "race" + std::to_string(i));
-      if (r.status == 201) ++created;
-      if (r.status == 403 && errorText(r) == kSchedulesLimit) ++refused;
-    });
-  for (auto& t : threads) t.join();
-  EXPECT_EQ(created.load(), 3);
-  EXPECT_EQ(refused.load(), 9);
+  auto [created, refused] = race(
+      12, [&](int i) { return newSchedule(a, project, "race" + std::to_string(i)); },
+      kSchedulesLimit);
+  EXPECT_EQ(created, 3);
+  EXPECT_EQ(refused, 9);
   EXPECT_EQ(schedulesRows(project), 3);
 }
 
