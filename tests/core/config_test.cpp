@@ -134,7 +134,8 @@ TEST_F(ConfigTest, ShippedFileLoadsAndStatesTheDefaults) {
   // own keys are all at their defaults.
   ASSERT_EQ(s.plugin_sections.size(), 1u);
   const nlohmann::json& projects = s.plugin_sections.at("projects");
-  EXPECT_EQ(projects.at("secrets_key"), "");
+  // secrets_key is left out: scripts/start.sh then gives the install a key file.
+  EXPECT_FALSE(projects.contains("secrets_key"));
   EXPECT_EQ(projects.at("creation_burst"), 8);
   EXPECT_EQ(projects.at("reserved_names").size(), 8u);
   s.plugin_sections.clear();
@@ -564,6 +565,23 @@ TEST(ParseListenTest, RefusesMalformedWithWhatAsPrefix) {
       EXPECT_NE(message.find("\"" + bad + "\""), std::string::npos) << message;
     }
   }
+}
+
+TEST_F(ConfigTest, PublicUrlAndSessionLifetimes) {
+  Settings s = load(
+      "server:\n  public_url: https://api.example.com/\n"
+      "sessions:\n  idle_minutes: 30\n  max_hours: 2\n");
+  EXPECT_EQ(publicUrl(s), "https://api.example.com");
+  EXPECT_EQ(s.session_idle_minutes, 30);
+  EXPECT_EQ(s.session_max_hours, 2);
+  Settings defaults = load("# nothing set\n");
+  EXPECT_EQ(publicUrl(defaults), "http://127.0.0.1:8080");
+  EXPECT_EQ(defaults.session_idle_minutes, 7 * 24 * 60);
+  EXPECT_EQ(defaults.session_max_hours, 30 * 24);
+  EXPECT_NE(refusal("server:\n  public_url: api.example.com\n").find("server.public_url"),
+            std::string::npos);
+  EXPECT_NE(refusal("sessions:\n  max_hours: 0\n").find("sessions.max_hours"), std::string::npos);
+  EXPECT_NE(refusal("sessions:\n  idle: 5\n").find("sessions.idle"), std::string::npos);
 }
 
 }  // namespace
