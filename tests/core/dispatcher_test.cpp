@@ -14,6 +14,7 @@ struct Fixture {
   Router router;
   HostRouting hosts{"localhost"};
   TokenCheck::Result token_result = TokenCheck::Result::Ok;
+  bool sessions = false;  // accept the session cookie (useSessions)
   int handled = 0;
 
   Fixture() {
@@ -58,6 +59,15 @@ struct Fixture {
       c.caller.account_id = "acct-" + token;
       return c;
     });
+    if (sessions)
+      d.useSessions(
+          [](const std::string& value) {
+            TokenCheck c;
+            c.result = value == "ended" ? TokenCheck::Result::Invalid : TokenCheck::Result::Ok;
+            c.caller.account_id = "sess-" + value;
+            return c;
+          },
+          "http://127.0.0.1:8080");
     auto req = std::make_shared<HttpRequest>();
     req->method = method;
     req->path = req->raw_path = path;
@@ -176,4 +186,79 @@ TEST(BearerToken, ParsesTheScheme) {
   h = "Token bth_abc";
   EXPECT_EQ(bearerToken(&h), "");
   EXPECT_EQ(bearerToken(nullptr), "");
+}
+
+TEST(Dispatcher, SessionCookieAuthenticatesOnlyWhenSessionsAreOn) {
+  Fixture f;
+  std::map<std::string, std::string> h = {{"cookie", "a=b; __Host-berth_session=s1"},
+                                          {"content-type", "application/json"},
+                                          {"sec-fetch-site", "same-origin"},
+                                          {"x-berth-console", "1"}};
+  EXPECT_EQ(f.run("POST", "/projects", "127.0.0.1", h, R"({"name":"x"})").status, 401);
+  f.sessions = true;
+  auto r = f.run("POST", "/projects", "127.0.0.1", h, R"({"name":"x"})");
+  EXPECT_EQ(r.status, 201) << r.body;
+  EXPECT_EQ(nlohmann::json::parse(r.body)["by"], "sess-s1");
+  h["cookie"] = "__Host-berth_session=ended";
+  r = f.run("POST", "/projects", "127.0.0.1", h, R"({"name":"x"})");
+  EXPECT_EQ(r.status, 401);
+  EXPECT_EQ(errorOf(r), "your session has ended; sign in again");
+}
+
+TEST(Dispatcher, ACookieRequestThatChangesThingsMustComeFromTheConsole) {
+  Fixture f;
+  f.sessions = true;
+  const std::string body = R"({"name":"x"})";
+  auto post = [&](std::map<std::string, std::string> extra) {
+    extra["cookie"] = "__Host-berth_session=s1";
+    extra["content-type"] = "application/json";
+    return f.run("POST", "/projects", "127.0.0.1", extra, body);
+  };
+  for (const auto& refused : std::vector<std::map<std::string, std::string>>{
+           {},
+           {{"x-berth-console", "1"}},
+           {{"sec-fetch-site", "same-origin"}},
+           {{"sec-fetch-site", "same-site"}, {"x-berth-console", "1"}},
+           {{"origin", "http://blog.localhost"}, {"x-berth-console", "1"}},
+           {{"sec-fetch-site", "same-origin"}, {"x-berth-console", "true"}}}) {
+    auto r = post(refused);
+    EXPECT_EQ(r.status, 403) << r.body;
+    EXPECT_EQ(errorOf(r),
+              "a request signed in by the session cookie must come from the console "
+              "(Sec-Fetch-Site: same-origin or the API's Origin, and X-Berth-Console: 1)");
+  }
+  EXPECT_EQ(f.handled, 0);
+  EXPECT_EQ(post({{"sec-fetch-site", "same-origin"}, {"x-berth-console", "1"}}).status, 201);
+  EXPECT_EQ(post({{"origin", "http://127.0.0.1:8080"}, {"x-berth-console", "1"}}).status, 201);
+}
+
+TEST(Dispatcher, ACookieBesideAnAuthorizationHeaderIsRefused) {
+  Fixture f;
+  f.sessions = true;
+  auto r = f.run("POST", "/projects", "127.0.0.1",
+                 {{"cookie", "__Host-berth_session=s1"},
+                  {"authorization", "Bearer tok"},
+                  {"content-type", "application/json"},
+                  {"sec-fetch-site", "same-origin"},
+                  {"x-berth-console", "1"}},
+                 R"({"name":"x"})");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(errorOf(r), "send either the session cookie or an Authorization header, not both");
+  EXPECT_EQ(f.handled, 0);
+}
+
+TEST(Dispatcher, TheCookieIsNotReadOnProjectTraffic) {
+  Fixture f;
+  f.sessions = true;
+  auto r = f.run("POST", "/_files/a", "blog.localhost",
+                 {{"cookie", "__Host-berth_session=s1"}, {"authorization", "Bearer tok"}});
+  EXPECT_EQ(r.status, 200) << r.body;  // neither refused nor signed in: the project's request
+  r = f.run("POST", "/projects", "127.0.0.1",
+            {{"cookie", "__Host-berth_session=s1"},
+             {"content-type", "application/json"},
+             {"sec-fetch-site", "same-origin"},
+             {"x-berth-console", "1"},
+             {"x-berth-edge", "project"}},
+            R"({"name":"x"})");
+  EXPECT_EQ(r.status, 404);
 }
