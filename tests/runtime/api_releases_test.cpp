@@ -469,6 +469,75 @@ TEST_F(ApiReleases, TheLogsRouteChecksItsLimit) {
   EXPECT_EQ(all[1]["message"], "build of release " + id + " started");
 }
 
+// A follower passes the last answer's cursor as `after` and gets only what came since, oldest
+// first, with the cursor to pass next time.
+TEST_F(ApiReleases, TheLogsRouteFollowsFromACursor) {
+  std::string name = project("follow");
+  std::string first = mustDeploy(name, staticSite("one"))["id"];
+  ASSERT_EQ(built(name, first)["status"], "live");
+  std::string first_live = "release " + first + " is live (1 files, 3 bytes, static)";
+  ASSERT_TRUE(eventually([&] { return logged(name, first_live); }));
+
+  for (const std::string bad : {"abc", "", "-1", "1.5", "12x", "9999999999999999999999"}) {
+    auto r = api(*owner).get("/projects/" + name + "/logs?after=" + bad);
+    EXPECT_EQ(r.status, 400) << bad << " " << r.body;
+    EXPECT_EQ(errorText(r), "after must be a cursor from an earlier answer") << bad;
+  }
+
+  auto start = api(*owner).get("/projects/" + name + "/logs?limit=1");
+  ASSERT_EQ(start.status, 200) << start.body;
+  json newest = start.json();
+  ASSERT_EQ(newest["logs"].size(), 1u);
+  EXPECT_EQ(newest["logs"][0]["message"], first_live);
+  std::string cursor = newest["cursor"];
+  EXPECT_EQ(newest["logs"][0]["cursor"], cursor);
+
+  // Nothing new yet: no entry, the same cursor back.
+  auto idle = api(*owner).get("/projects/" + name + "/logs?after=" + cursor);
+  ASSERT_EQ(idle.status, 200) << idle.body;
+  EXPECT_EQ(idle.json()["logs"].size(), 0u);
+  EXPECT_EQ(idle.json()["cursor"], cursor);
+
+  std::string second = mustDeploy(name, staticSite("two"))["id"];
+  ASSERT_EQ(built(name, second)["status"], "live");
+  std::string second_live = "release " + second + " is live (1 files, 3 bytes, static)";
+  ASSERT_TRUE(eventually([&] { return logged(name, second_live); }));
+
+  // Followed one entry at a time, then all at once: the same entries, in order, none before
+  // the cursor.
+  std::vector<std::string> paged;
+  std::string at = cursor;
+  for (int i = 0; i < 100; ++i) {
+    auto r = api(*owner).get("/projects/" + name + "/logs?limit=1&after=" + at);
+    ASSERT_EQ(r.status, 200) << r.body;
+    json body = r.json();
+    if (body["logs"].empty()) {
+      EXPECT_EQ(body["cursor"], at);
+      break;
+    }
+    ASSERT_EQ(body["logs"].size(), 1u);
+    EXPECT_EQ(body["cursor"], body["logs"][0]["cursor"]);
+    paged.push_back(body["logs"][0]["message"]);
+    at = body["cursor"];
+  }
+  auto since = api(*owner).get("/projects/" + name + "/logs?after=" + cursor);
+  ASSERT_EQ(since.status, 200) << since.body;
+  json body = since.json();
+  std::vector<std::string> all;
+  for (const auto& e : body["logs"]) all.push_back(e["message"]);
+  EXPECT_EQ(all, paged);
+  ASSERT_GE(all.size(), 2u);
+  EXPECT_EQ(all.front(), "build of release " + second + " started");
+  EXPECT_EQ(all.back(), second_live);
+  EXPECT_EQ(std::find(all.begin(), all.end(), first_live), all.end());
+  EXPECT_EQ(body["cursor"], at);
+  EXPECT_EQ(body["cursor"], body["logs"].back()["cursor"]);
+
+  // Another account's cursor question is still "no project called".
+  auto theirs = api(*stranger).get("/projects/" + name + "/logs?after=" + cursor);
+  EXPECT_EQ(theirs.status, 404);
+}
+
 // A release left `building` by a berthd that stopped: on this node (another boot of the same
 // host and data_dir), and on any node once it is older than the build time limit allows.
 TEST_F(ApiReleases, BuildsInterruptedByAStoppedBerthdBecomeFailed) {

@@ -39,6 +39,19 @@ TEST(LogLimit, DefaultRangeAndErrors) {
   }
 }
 
+TEST(LogCursor, AbsentGivenOrRefused) {
+  EXPECT_FALSE(parseLogCursor(std::nullopt).after);
+  EXPECT_FALSE(parseLogCursor(std::nullopt).error);
+  EXPECT_EQ(parseLogCursor("0").after, 0);
+  EXPECT_EQ(parseLogCursor(logCursorText(123456789012)).after, 123456789012);
+  for (const char* bad : {"", "-1", "abc", "1.5", " 5", "5 ", "1234567890123456789"}) {
+    auto cursor = parseLogCursor(std::string_view(bad));
+    ASSERT_TRUE(cursor.error) << bad;
+    EXPECT_FALSE(cursor.after) << bad;
+    EXPECT_EQ(*cursor.error, "after must be a cursor from an earlier answer");
+  }
+}
+
 TEST(LogBuffer, BoundedPerProjectAndSaysWhatWasDropped) {
   LogBuffer buffer(3, 10);
   for (int i = 0; i < 5; ++i)

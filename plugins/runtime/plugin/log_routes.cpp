@@ -18,6 +18,7 @@ void flushLogs(Context& ctx) {
     try {
       ctx.services->db().transaction([&](berth::Transaction& tx) {
         tx.exec(kSearchPath);
+        tx.exec(kLockLogsSql, project_id);
         tx.exec(kInsertLogsSql, project_id, logBatchJson(entries));
         tx.exec(kTrimLogsSql, project_id, ctx.config.log_keep);
       });
@@ -37,11 +38,20 @@ void registerLogs(berth::Registrar& r, Context& context) {
     std::optional<std::string> text = req.queryParam("limit");
     LogLimit limit = parseLogLimit(text ? std::optional<std::string_view>(*text) : std::nullopt);
     if (limit.error) throw berth::Error::badRequest(*limit.error);
+    std::optional<std::string> after_text = req.queryParam("after");
+    LogCursor after =
+        parseLogCursor(after_text ? std::optional<std::string_view>(*after_text) : std::nullopt);
+    if (after.error) throw berth::Error::badRequest(*after.error);
     std::string project_id = project.at("id").get<std::string>();
     nlohmann::json logs = nlohmann::json::array();
+    // Without `after`: the newest entries, newest first, and the cursor of the newest. With it:
+    // the entries after that cursor, oldest first, and the cursor of the last one given (the
+    // same cursor again when there is nothing new), to pass as `after` next time.
+    nlohmann::json cursor = after.after ? nlohmann::json(logCursorText(*after.after)) : nullptr;
     ctx->services->db().transaction([&](berth::Transaction& tx) {
       tx.exec(kSearchPath);
-      auto rows = tx.exec(kSelectLogsSql, project_id, limit.value);
+      auto rows = after.after ? tx.exec(kSelectLogsAfterSql, project_id, limit.value, *after.after)
+                              : tx.exec(kSelectLogsSql, project_id, limit.value);
       for (int64_t i = 0; i < rows.rows(); ++i) {
         LogEntry e;
         e.at = rows.get<std::int64_t>(i, 0);
@@ -51,10 +61,12 @@ void registerLogs(berth::Registrar& r, Context& context) {
         e.status = rows.get<std::optional<int>>(i, 4);
         e.ms = rows.get<std::optional<int>>(i, 5);
         e.message = rows.get<std::string>(i, 6);
+        e.id = rows.get<std::int64_t>(i, 7);
         logs.push_back(logEntryJson(e));
       }
     });
-    resp.json(200, {{"logs", std::move(logs)}});
+    if (!logs.empty()) cursor = after.after ? logs.back()["cursor"] : logs.front()["cursor"];
+    resp.json(200, {{"logs", std::move(logs)}, {"cursor", std::move(cursor)}});
   });
 
   r.job("logs_flush", std::chrono::seconds(1), [ctx](berth::JobContext&) { flushLogs(*ctx); });

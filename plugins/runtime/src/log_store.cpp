@@ -19,8 +19,15 @@ const char* const kTrimLogsSql =
     "ORDER BY id DESC OFFSET $2::bigint - 1 LIMIT 1)";
 
 const char* const kSelectLogsSql =
-    "SELECT at, kind, method, path, status, ms, message FROM runtime_logs "
+    "SELECT at, kind, method, path, status, ms, message, id FROM runtime_logs "
     "WHERE project_id = $1::text ORDER BY id DESC LIMIT $2::int";
+
+const char* const kSelectLogsAfterSql =
+    "SELECT at, kind, method, path, status, ms, message, id FROM runtime_logs "
+    "WHERE project_id = $1::text AND id > $3::bigint ORDER BY id LIMIT $2::int";
+
+const char* const kLockLogsSql =
+    "SELECT pg_advisory_xact_lock(hashtext('runtime:logs:' || $1::text))";
 
 bool isLogKind(std::string_view kind) {
   return kind == "request" || kind == "schedule" || kind == "process" || kind == "platform";
@@ -30,13 +37,40 @@ nlohmann::json logEntryJson(const LogEntry& e) {
   auto orNull = [](const auto& value) {
     return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
   };
-  return {{"at", e.at},
-          {"kind", e.kind},
-          {"method", orNull(e.method)},
-          {"path", orNull(e.path)},
-          {"status", orNull(e.status)},
-          {"ms", orNull(e.ms)},
-          {"message", e.message}};
+  nlohmann::json j = {{"at", e.at},
+                      {"kind", e.kind},
+                      {"method", orNull(e.method)},
+                      {"path", orNull(e.path)},
+                      {"status", orNull(e.status)},
+                      {"ms", orNull(e.ms)},
+                      {"message", e.message}};
+  if (e.id > 0) j["cursor"] = logCursorText(e.id);
+  return j;
+}
+
+std::string logCursorText(std::int64_t id) {
+  return std::to_string(id);
+}
+
+LogCursor parseLogCursor(std::optional<std::string_view> text) {
+  LogCursor cursor;
+  if (!text) return cursor;
+  const std::string_view t = *text;
+  std::int64_t value = 0;
+  bool ok = !t.empty() && t.size() <= 18;  // fits an int64 whatever the digits
+  for (char c : t) {
+    if (c < '0' || c > '9') {
+      ok = false;
+      break;
+    }
+    value = value * 10 + (c - '0');
+  }
+  if (!ok) {
+    cursor.error = "after must be a cursor from an earlier answer";
+    return cursor;
+  }
+  cursor.after = value;
+  return cursor;
 }
 
 LogLimit parseLogLimit(std::optional<std::string_view> text) {

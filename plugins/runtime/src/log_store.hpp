@@ -26,11 +26,13 @@ struct LogEntry {
   std::optional<int> status;
   std::optional<int> ms;
   std::string message;
+  std::int64_t id = 0;  // runtime_logs.id once stored (0 while waiting): the entry's cursor
 };
 
 bool isLogKind(std::string_view kind);
 
-// {at, kind, method, path, status, ms, message}; absent fields are null.
+// {at, kind, method, path, status, ms, message}, plus cursor (a string) for a stored entry;
+// absent fields are null.
 nlohmann::json logEntryJson(const LogEntry& entry);
 
 // GET /projects/{name}/logs?limit=N: default 100, 1 to 1000; otherwise 400 with the error.
@@ -40,15 +42,30 @@ struct LogLimit {
 };
 LogLimit parseLogLimit(std::optional<std::string_view> text);
 
+// GET /projects/{name}/logs?after=C: C is the cursor of an entry an earlier answer gave (the
+// entry's id in runtime_logs, as decimal text). nullopt when absent; otherwise 400 on error.
+struct LogCursor {
+  std::optional<std::int64_t> after;
+  std::optional<std::string> error;  // "after must be a cursor from an earlier answer"
+};
+LogCursor parseLogCursor(std::optional<std::string_view> text);
+std::string logCursorText(std::int64_t id);
+
 // Statements on the table of migrations/0001 (runtime_logs). Values are always parameters.
 // $1 project id (text, the projects plugin's id), $2 JSON array of entries (logBatchJson).
 extern const char* const kInsertLogsSql;
 // $1 project id (text, the projects plugin's id), $2 how many newest entries to keep. Run after the
 // insert, same transaction.
 extern const char* const kTrimLogsSql;
-// $1 project id (text, the projects plugin's id), $2 limit: newest first, columns at, kind, method,
-// path, status, ms, message.
+// $1 project id (text, the projects plugin's id), $2 limit: newest first, columns at, kind,
+// method, path, status, ms, message, id (the cursor).
 extern const char* const kSelectLogsSql;
+// $1 project id, $2 limit, $3 cursor (id): the entries strictly after it, oldest first, same
+// columns.
+extern const char* const kSelectLogsAfterSql;
+// $1 project id: taken by each flush before its insert, so a project's entries commit in the
+// order of their ids and a reader following `after` never skips one committed later.
+extern const char* const kLockLogsSql;
 
 std::string logBatchJson(const std::vector<LogEntry>& entries);
 
