@@ -122,6 +122,9 @@ TEST_F(ApiSessions, SignInByLinkGivesACookieThatAuthenticates) {
   std::string session = cookieOf(r);
   ASSERT_FALSE(session.empty()) << r.header("set-cookie");
   EXPECT_EQ(withCookie("GET", "/projects", session).status, 200);
+  auto me = withCookie("GET", "/me", session);
+  ASSERT_EQ(me.status, 200) << me.body;
+  EXPECT_EQ(me.json()["email"], "ann@example.com");
   std::string wrong = session;
   wrong[0] = wrong[0] == 'A' ? 'B' : 'A';
   EXPECT_EQ(withCookie("GET", "/projects", wrong).status, 401);
