@@ -1,7 +1,7 @@
 // Runtime foundations, measured against what they compare with in the same run:
 //  1. unpacking a release (safe unpacker) vs GNU tar extracting the same archive;
 //  2. wake: AppProcess start() until ready vs the node app's own start-to-listening time
-//     (performance.now() when listen() called back). Goal of issue 6: <= that + 100 ms
+//     (performance.now() when listen() called back). Goal: <= that + 100 ms
 //     (this measures the supervisor's part; the gateway's round trip comes on top).
 #include <sys/stat.h>
 #include <unistd.h>

@@ -1,8 +1,9 @@
 // What makes a request the edge's. berthd's backend listens on a loopback port any local
 // process can reach; nginx adds a secret that is new at every start of berthd to every request
 // it passes on (X-Berth-Edge-Proof), and the backend refuses a request without it before
-// anything else. A second secret proves berthd's own requests through the edge (the scheduler's
-// runs) to the plugins that handle them; plugins read it as the core setting server.node_proof.
+// anything else. A second secret proves berthd's own requests through the edge (scheduled
+// runs, for example) to the plugins that handle them; plugins read it as the core setting
+// server.node_proof.
 #pragma once
 #include <string>
 #include <string_view>

@@ -77,7 +77,7 @@ std::optional<std::string> coreSettingValue(const CoreParts& parts, std::string_
   // Where the edge spools request bodies: the only folder a body file may be in
   // (berth/spooled_body.hpp).
   if (key == "edge.body_dir") return edgeBodyDir(settings.data_dir);
-  // Proves berthd's own requests through the edge (the scheduler's runs); new at every start.
+  // Proves berthd's own requests through the edge (scheduled runs); new at every start.
   if (key == "server.node_proof") return nodeProof();
   // The pool knows the effective url (the embedded cluster's, when none is configured).
   if (key == "database.url") return parts.pool ? parts.pool->url() : settings.database.url;

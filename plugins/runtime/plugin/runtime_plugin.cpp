@@ -1,5 +1,5 @@
-// The runtime plugin: releases, the project gateway, scale to zero, the edge cache and logs
-// (issue 6). README.md beside this folder lists every route, answer, service and key.
+// The runtime plugin: releases, the project gateway, scale to zero, the edge cache and logs.
+// README.md beside this folder lists every route, answer, service and key.
 #include <unistd.h>
 #include <berth/plugin.hpp>
 
