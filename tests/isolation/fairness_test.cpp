@@ -124,29 +124,34 @@ TEST_F(Fairness, AVictimsSelectAnswersWhileTheAttackersSlowStatementsStillRun) {
   ASSERT_EQ(victims.status, 200) << victims.body << victims.error;
   EXPECT_EQ(victims.json().at("rows"), json::parse(R"([{"one":1}])"));
   EXPECT_EQ(sleeping(*attacker), kPerProject) << "the attacker ran more than its share at once";
-  EXPECT_EQ(answered(pending), 1u) << "an attacker's statement ended before the victim answered";
-
-  // The one refused: 503, Retry-After, and a message naming the limit.
+  // What has answered so far are refusals past the queue, never a slow statement. (Usually
+  // one; two when the task of the earlier select still held its place in the lane for a moment
+  // after it answered.)
+  std::vector<HttpResult> refusals;
   for (auto& f : pending) {
     if (f.wait_for(std::chrono::seconds(0)) != std::future_status::ready) continue;
     HttpResult refused = f.get();
-    EXPECT_EQ(refused.status, 503) << refused.body;
+    EXPECT_EQ(refused.status, 503)
+        << "an attacker's statement ended before the victim answered: " << refused.body;
     EXPECT_EQ(refused.header("retry-after"), "1");
     EXPECT_EQ(projects_api::errorText(refused),
               "this project already has 4 database requests waiting (sqlconsole.project_queue) "
               "behind the 2 it may run at once (sqlconsole.project_concurrency); try again when "
               "some have answered");
+    refusals.push_back(std::move(refused));
   }
+  ASSERT_GE(refusals.size(), 1u);
+  ASSERT_LE(refusals.size(), 2u);
 
   // The queued ones run as the running ones end, still two at a time: one ends (cancelled),
   // and another of the queue starts while the rest still wait.
   rowsOf(sharedCluster().superuserUrl(),
          "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE usename = '" + attacker->role +
              "' AND wait_event = 'PgSleep' LIMIT 1");
-  ASSERT_TRUE(projects_api::eventually([&] { return answered(pending) == 2; }));
+  ASSERT_TRUE(projects_api::eventually([&] { return answered(pending) == refusals.size() + 1; }));
   ASSERT_TRUE(projects_api::eventually([&] { return sleeping(*attacker) == kPerProject; }))
       << "no queued statement started after one of the two ended";
-  EXPECT_EQ(answered(pending), 2u);
+  EXPECT_EQ(answered(pending), refusals.size() + 1);
   cancelUntilAnswered(*attacker, pending);
 }
 

@@ -58,7 +58,7 @@ LogCursor parseLogCursor(std::optional<std::string_view> text) {
   const std::string_view t = *text;
   std::int64_t value = 0;
   bool ok = !t.empty() && t.size() <= 18;  // fits an int64 whatever the digits
-  for (char c : t) {
+  for (char c : ok ? t : std::string_view()) {
     if (c < '0' || c > '9') {
       ok = false;
       break;
@@ -79,7 +79,7 @@ LogLimit parseLogLimit(std::optional<std::string_view> text) {
   const std::string_view t = *text;
   int value = 0;
   bool ok = !t.empty() && t.size() <= 4;
-  for (char c : t) {
+  for (char c : ok ? t : std::string_view()) {
     if (c < '0' || c > '9') {
       ok = false;
       break;
