@@ -27,7 +27,10 @@
 #include <thread>
 #include <vector>
 
+#include "support/loopback_socket.hpp"
+
 using namespace berth::core;
+using berth::testing::connectLoopback;
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -75,22 +78,6 @@ bool eventually(const std::function<bool()>& condition, std::chrono::seconds lim
     std::this_thread::sleep_for(20ms);
   }
   return condition();
-}
-
-int connectLoopback(uint16_t port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(port);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  timeval timeout{30, 0};  // a hung edge fails the test instead of hanging it
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
-  return fd;
 }
 
 void sendAll(int fd, std::string_view data) {

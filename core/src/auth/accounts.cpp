@@ -306,18 +306,21 @@ std::vector<Member> Accounts::members(const std::string& team_id) {
   return out;
 }
 
+bool answeredFromCache(AuthCache* cache, const std::string& key, int64_t now, TokenCheck& check) {
+  if (cache == nullptr) return false;
+  auto caller = cache->token(key, now);
+  if (!caller) return false;
+  check.result = TokenCheck::Result::Ok;
+  check.caller = std::move(*caller);
+  return true;
+}
+
 TokenCheck Accounts::checkToken(const std::string& token) {
   TokenCheck check;
   if (token.rfind(kTokenPrefix, 0) != 0 || token.size() != 4 + kTokenSecretLength) return check;
   int64_t now = nowSeconds();
   std::string digest = sha256Hex(token);
-  if (cache_ != nullptr) {
-    if (auto caller = cache_->token(digest, now)) {
-      check.result = TokenCheck::Result::Ok;
-      check.caller = std::move(*caller);
-      return check;
-    }
-  }
+  if (answeredFromCache(cache_, digest, now, check)) return check;
   uint64_t generation = cache_ != nullptr ? cache_->generation() : 0;
   try {
     // last_used_at is refreshed at most once a minute so a busy token does not write per request.

@@ -61,6 +61,10 @@ struct TokenCheck {
   Caller caller;
 };
 
+// A token or session the cache already knows answers without the database: fills `check` and
+// says so. `cache` may be null.
+bool answeredFromCache(AuthCache* cache, const std::string& key, int64_t now, TokenCheck& check);
+
 class Accounts {
  public:
   Accounts(Pool& pool, const Settings& settings) : pool_(pool), settings_(settings) {}

@@ -87,13 +87,7 @@ TokenCheck Sessions::check(const std::string& value) {
   if (value.size() != kSessionLength) return check;
   int64_t now = nowSeconds();
   std::string digest = sha256Hex(value);
-  if (cache_ != nullptr) {
-    if (auto caller = cache_->token(cacheKey(digest), now)) {
-      check.result = TokenCheck::Result::Ok;
-      check.caller = std::move(*caller);
-      return check;
-    }
-  }
+  if (answeredFromCache(cache_, cacheKey(digest), now, check)) return check;
   uint64_t generation = cache_ != nullptr ? cache_->generation() : 0;
   try {
     // last_seen_at (the sliding lifetime) moves at most once a minute per session.
