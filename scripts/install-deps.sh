@@ -15,6 +15,7 @@ packages=(
   python3-croniter
   mariadb-server zlib1g-dev
   php-cgi php-pgsql
+  python3-jsonschema
 )
 
 missing=()
@@ -24,19 +25,35 @@ for p in "${packages[@]}"; do
   fi
 done
 
+install_packages() {
+  local SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  echo "install-deps: installing $*"
+  # Installing a server package must not start the system's own services.
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
+    $SUDO chmod +x /usr/sbin/policy-rc.d
+    trap '$SUDO rm -f /usr/sbin/policy-rc.d' EXIT
+  fi
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "$@"
+}
+
+# npm only installs the pinned tools below; they bring their own Node from the registry.
+if ! command -v npm >/dev/null; then missing+=(nodejs npm); fi
+
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-deps: everything is installed"
-  exit 0
+  echo "install-deps: every Debian package is installed"
+else
+  install_packages "${missing[@]}"
 fi
 
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-echo "install-deps: installing ${missing[*]}"
-# Installing a server package must not start the system's own services.
-if [ ! -e /usr/sbin/policy-rc.d ]; then
-  printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
-  $SUDO chmod +x /usr/sbin/policy-rc.d
-  trap '$SUDO rm -f /usr/sbin/policy-rc.d' EXIT
+# The API reference's tools (docs/package.json, pinned by its lockfile): installed again only
+# when the lockfile changed.
+root=$(cd "$(dirname "$0")/.." && pwd)
+stamp="$root/docs/node_modules/.berth-lock"
+if ! cmp -s "$root/docs/package-lock.json" "$stamp" 2>/dev/null; then
+  echo "install-deps: installing docs/package-lock.json"
+  npm ci --prefix "$root/docs" --no-audit --no-fund --loglevel=error
+  cp "$root/docs/package-lock.json" "$stamp"
 fi
-$SUDO apt-get update -q
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"

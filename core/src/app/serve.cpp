@@ -14,16 +14,16 @@
 #include <nlohmann/json.hpp>
 
 #include "app/control_plane.hpp"
+#include "app/core_routes.hpp"
 #include "auth/accounts.hpp"
 #include "auth/sessions.hpp"
+#include "config/install_layout.hpp"
 #include "db/migrator.hpp"
 #include "edge/edge.hpp"
-#include "http/account_routes.hpp"
 #include "http/backend_server.hpp"
 #include "http/dispatcher.hpp"
 #include "http/edge_trust.hpp"
 #include "http/host_routing.hpp"
-#include "http/session_routes.hpp"
 #include "jobs/job_runner.hpp"
 #include "log/logging.hpp"
 #include "plugin/plugin_manager.hpp"
@@ -161,16 +161,20 @@ int runServe(const Settings& settings) {
   Router router;
   PluginManager plugins(parts);
   plugins.loadAll(settings.plugins.dir, settings.plugins.enabled, router);
-  addSessionRoutes(router, sessions, accounts, sign_in_throttle);
-  // The core's own routes, in the same router (a plugin claiming one of them stops the start).
   // What plugins count about an account (projects_used) comes from the service they offer
   // under the core's contract "accounts.usage.v1".
-  addAccountRoutes(router, accounts, [&plugins](const std::string& account_id) {
+  CoreRouteParts core_routes;
+  core_routes.sessions = &sessions;
+  core_routes.accounts = &accounts;
+  core_routes.sign_in_throttle = &sign_in_throttle;
+  core_routes.share_dir = defaultShareDir();
+  core_routes.usage = [&plugins](const std::string& account_id) {
     auto answer = plugins.callService("accounts.usage.v1", "get",
                                       nlohmann::json{{"account_id", account_id}}.dump());
     if (!answer) return nlohmann::json::object();
     return nlohmann::json::parse(*answer, nullptr, false);
-  });
+  };
+  addCoreRoutes(router, core_routes);
   plugins.applyConfig();
   int applied = applyMigrations(*cp.pool, plugins.migrations());
   if (applied > 0)

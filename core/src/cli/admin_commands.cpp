@@ -14,9 +14,12 @@
 #include <nlohmann/json.hpp>
 
 #include "app/control_plane.hpp"
+#include "app/core_routes.hpp"
 #include "auth/accounts.hpp"
 #include "auth/sessions.hpp"
+#include "config/install_layout.hpp"
 #include "db/migrator.hpp"
+#include "http/route_listing.hpp"
 #include "http/router.hpp"
 #include "plugin/plugin_manager.hpp"
 
@@ -97,16 +100,42 @@ int secretsKeyCommand(const CommandLine& cl, const Settings& settings) {
   return 0;
 }
 
+// routes --json: what berthd serve would route, without a database: the plugins are loaded
+// (registered, not started) and the core adds its own routes. The handlers never run here, so
+// the accounts and sessions behind them get a pool that never connects.
+int routesCommand(const CommandLine& cl, const Settings& settings) {
+  if (cl.get("json") != "true") throw UsageError("routes needs --json (the only form it prints)");
+  CoreParts parts;
+  parts.settings = &settings;
+  Router router;
+  PluginManager plugins(parts);
+  plugins.loadAll(settings.plugins.dir, settings.plugins.enabled, router);
+  Pool never_connected("", 1, std::chrono::milliseconds(0));
+  Accounts accounts(never_connected, settings);
+  Sessions sessions(never_connected, settings);
+  SignInThrottle throttle(1, 60);
+  CoreRouteParts core;
+  core.sessions = &sessions;
+  core.accounts = &accounts;
+  core.sign_in_throttle = &throttle;
+  core.usage = [](const std::string&) { return nlohmann::json::object(); };
+  core.share_dir = defaultShareDir();
+  addCoreRoutes(router, core);
+  std::cout << routeListing(router).dump(2) << std::endl;
+  return 0;
+}
+
 }  // namespace
 
 int runAdminCommand(const CommandLine& cl, const Settings& settings) {
   const std::string cmd = cl.command();
   static const std::vector<std::string> known = {
       "migrate",  "account create", "token create",       "token revoke", "team create",
-      "team add", "team remove",    "account login-link", "secrets-key"};
+      "team add", "team remove",    "account login-link", "secrets-key",  "routes"};
   if (std::find(known.begin(), known.end(), cmd) == known.end())
     throw UsageError("unknown command: " + cmd);
   if (cmd == "secrets-key") return secretsKeyCommand(cl, settings);
+  if (cmd == "routes") return routesCommand(cl, settings);
 
   ControlPlane cp = ControlPlane::open(settings);
   Accounts accounts(*cp.pool, settings);

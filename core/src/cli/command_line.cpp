@@ -18,6 +18,8 @@ const char* const kUsage = R"(usage: berthd [--config FILE] [--set key=value ...
   secrets-key [--file F]                         make the secrets key file once (0600); print
                                                  its path (nothing when the config sets
                                                  projects.secrets_key)
+  routes --json                                  print every route berthd serves, from the
+                                                 core and each enabled plugin
 
 The configuration file is --config, else $BERTH_CONFIG, else etc/berth.yaml.
 )";
@@ -55,6 +57,8 @@ CommandLine parseCommandLine(int argc, char** argv) {
       name = name.substr(0, eq);
     } else if (name == "help") {
       throw UsageError("");
+    } else if (name == "json") {
+      value = "true";  // a flag: takes no value
     } else {
       if (i + 1 >= argc) throw UsageError("--" + name + " needs a value");
       value = argv[++i];

@@ -9,32 +9,14 @@
 #include <set>
 
 #include "config/config_text.hpp"
+#include "config/install_layout.hpp"
 #include "config/yaml_source.hpp"
 #include "config/yaml_to_json.hpp"
 #include "config/yaml_value_reader.hpp"
 
-#ifndef BERTH_DEFAULT_PLUGIN_DIR
-#define BERTH_DEFAULT_PLUGIN_DIR "plugins"
-#endif
-#ifndef BERTH_BUILD_BINARY_DIR
-#define BERTH_BUILD_BINARY_DIR ""
-#endif
-#ifndef BERTH_INSTALL_PLUGIN_SUBDIR
-#define BERTH_INSTALL_PLUGIN_SUBDIR "lib/berth"
-#endif
 
 namespace berth::core {
 namespace {
-
-// A berthd in its build tree loads the plugins built beside it; an installed one
-// (<prefix>/bin/berthd, cmake --install) loads <prefix>/lib/berth, wherever the prefix was moved.
-std::string defaultPluginDir() {
-  std::error_code ec;
-  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  const std::filesystem::path build_bin = std::filesystem::path(BERTH_BUILD_BINARY_DIR) / "bin";
-  if (ec || exe.parent_path() == build_bin) return BERTH_DEFAULT_PLUGIN_DIR;
-  return (exe.parent_path().parent_path() / BERTH_INSTALL_PLUGIN_SUBDIR).string();
-}
 
 // Without plugins.enabled every library in plugins.dir is loaded, in name order.
 std::vector<std::string> pluginsInDir(const std::string& dir) {
