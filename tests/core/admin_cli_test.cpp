@@ -1,3 +1,4 @@
+// ctest-label: api (starts a real berthd)
 // The admin subcommands of contract.md, run as a user would, with their refusals.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// ctest-label: api (starts a real berthd)
 // The core's account routes over real HTTP: /me, tokens made, listed, used and revoked, and
 // the team routes as an owner, an admin, a member and a stranger.
 #include <gtest/gtest.h>

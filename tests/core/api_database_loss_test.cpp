@@ -1,3 +1,4 @@
+// ctest-label: api (starts a real berthd)
 // The control-plane database goes away mid-run: token checks answer 503 with the spec's text,
 // and once it is back the next requests succeed without restarting berthd. Its own program,
 // because it stops the test cluster that every test in the process shares.

@@ -1,3 +1,4 @@
+// ctest-label: api (starts a real berthd)
 // The nginx edge in front of berthd, over real sockets: body limits per route at the limit and
 // one byte over, spooled raw bodies, chunked bodies, a client pushing past a limit, X-Accel file
 // and proxy answers, and nginx coming back after it is killed.

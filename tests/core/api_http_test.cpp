@@ -1,3 +1,4 @@
+// ctest-label: api (starts a real berthd)
 // The core over real HTTP, through its nginx edge: public routes, the three authentication
 // answers, unknown routes and methods, JSON body checks, Host routing, request log lines.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// ctest-label: api (starts a real berthd)
 // berthd's life: start-up refusals that name what is wrong, SIGTERM with a request in flight,
 // the embedded PostgreSQL across restarts, migrations applied once.
 #include <gtest/gtest.h>

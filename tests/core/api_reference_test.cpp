@@ -1,3 +1,4 @@
+// ctest-label: api (starts a real berthd)
 // The API's reference over real HTTP: GET /openapi.json serves docs/openapi.yaml without a
 // token, /docs is a self-contained page, and real answers of every plugin, successes and
 // refusals, validate against the document's response schemas.

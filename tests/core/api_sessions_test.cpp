@@ -1,3 +1,4 @@
+// ctest-label: api (starts a real berthd)
 // Console sign-in against a real berthd: one-time sign-in links, sessions started by a link or
 // a token, the cookie's attributes, the console-only rule for cookie requests that change
 // things, the end of a session, failed attempts throttled, and the secrets key of a new

@@ -1,3 +1,4 @@
+// ctest-label: api (starts a real berthd)
 // A hostile tenant cannot squat another tenant's custom domain. The attacker claims the
 // victim's domain first; the claim routes nothing and blocks nobody: the victim claims it too,
 // verifies it through DNS (a dnsmasq on loopback, projects.dns_resolver), owns it, and the

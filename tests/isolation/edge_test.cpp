@@ -1,3 +1,4 @@
+// ctest-label: api (starts a real berthd)
 // Only the edge speaks to berthd, and host routing cannot be bent: a local process that reaches
 // berthd's backend port directly (with or without the edge's headers, naming files for it to
 // take) is refused and changes nothing; a body file is only ever one the edge spooled; a forged

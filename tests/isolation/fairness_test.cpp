@@ -1,3 +1,4 @@
+// ctest-label: api (starts a real berthd)
 // Fair shares of the database console, tried as a hostile tenant would, against a real berthd and
 // PostgreSQL: an attacker project starts more slow statements than the console has workers, and
 // while they still run (seen in pg_stat_activity, their requests unanswered) a victim project's

@@ -1,3 +1,4 @@
+// ctest-label: api (starts a real berthd)
 // A hostile tenant cannot fill the disk or the tables: quotas from configuration, each tried at
 // its limit and one past it, and each refusal (403 naming the quota) leaves nothing behind.
 //

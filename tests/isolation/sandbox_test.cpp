@@ -1,3 +1,4 @@
+// ctest-label: api (starts a real berthd)
 // A hostile tenant's app and build script against a victim tenant on one real berthd (runtime
 // defaults: every project its own uid, bubblewrap around apps and builds). The victim has a
 // runtime secret, a running Node app (its secret in its environment, a note in its HOME), a

@@ -1,3 +1,4 @@
+// ctest-label: api (starts a real berthd)
 // Who reaches a project, over real HTTP: another account's project (or a team's, for someone
 // outside the team) answers exactly like a missing one on every project route; team members
 // read, create and change; only the owner and admins delete; and the two 401 answers.

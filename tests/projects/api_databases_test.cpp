@@ -1,3 +1,4 @@
+// ctest-label: api (starts a real berthd)
 // The PostgreSQL side of projects, seen from outside berthd: a database and a login role per
 // project on the cluster (here the shared test cluster, which also holds the control plane),
 // gone again after DELETE together with the project's secret and domain rows; a project's role

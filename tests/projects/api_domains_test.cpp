@@ -1,3 +1,4 @@
+// ctest-label: api (starts a real berthd)
 // Custom domains over real HTTP: the records an added domain answers, claims of one host by
 // several projects until one verifies it, claims expiring, host checks, verification through a
 // dnsmasq the test runs on loopback (berthd's projects.dns_resolver points at it), and a verified

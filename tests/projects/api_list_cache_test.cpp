@@ -1,3 +1,4 @@
+// ctest-label: api (starts a real berthd)
 // GET /projects answers from lists kept in memory (plugin/project_lists.hpp). What must hold:
 // a change made elsewhere (another node, an operator's SQL) shows within moments through the
 // NOTIFY berth_projects triggers, for own and team projects alike; a change made while nobody

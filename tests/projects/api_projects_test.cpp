@@ -1,3 +1,4 @@
+// ctest-label: api (starts a real berthd)
 // The projects plugin over real HTTP, through berthd's edge: a new project as api.md describes
 // it, the name rules with their texts, conflicts and suggestions, the list and one project,
 // /projects/available and /projects/suggest, PATCH and its refusals, delete, plan limits, the

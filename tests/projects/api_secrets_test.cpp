@@ -1,3 +1,4 @@
+// ctest-label: api (starts a real berthd)
 // Secrets over real HTTP: set (and replace), list without values, delete, the name and scope
 // rules with their texts, the project.secret_changed hook (seen through the projecthooks
 // fixture), and 501 on every secret route of a server without projects.secrets_key.

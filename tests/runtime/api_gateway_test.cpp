@@ -1,3 +1,4 @@
+// ctest-label: api (starts a real berthd)
 // The project gateway over real HTTP, through berthd's nginx edge on <project>.localhost:
 // static releases (index.html, types, ETag/304, Range, 301, 404), a Node app started on
 // demand with its environment (PORT, a DATABASE_URL and PG* that connect, a runtime secret),

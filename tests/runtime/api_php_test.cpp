@@ -1,3 +1,4 @@
+// ctest-label: api (starts a real berthd)
 // PHP releases over real HTTP, through berthd's nginx edge on <project>.localhost: an
 // index.php release runs php-cgi on demand (the edge speaks FastCGI to it) with the client's
 // method, URI, query and body, the project's secret and a DATABASE_URL that connects; a CSS

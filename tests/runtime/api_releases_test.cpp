@@ -1,3 +1,4 @@
+// ctest-label: api (starts a real berthd)
 // The release and log routes over real HTTP, through berthd's nginx edge, with the projects,
 // storage and runtime plugins: an upload answered 202 that becomes live (and the Project's
 // `live`), x-berth-cmd recorded, 413 above 256 MB, every refused archive failing with its

@@ -1,3 +1,4 @@
+// ctest-label: api (starts a real berthd)
 // The `live` release of GET /projects is kept in memory by the runtime plugin
 // (ReleaseStore::liveOf through <berth/kept_answers.hpp>), over real HTTP and a real PostgreSQL:
 // a release made live through the API (a build finishing, a promote) shows in the very next

@@ -1,3 +1,4 @@
+// ctest-label: api (starts a real berthd)
 // The cron runner for real: berthd on a fast test clock (a scheduler minute lasts 400 ms) and a
 // one-second run time limit, its schedules requesting a little HTTP app through the edge and
 // the schedtarget fixture (standing in for the runtime's gateway). What a run records for

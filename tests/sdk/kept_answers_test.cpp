@@ -1,3 +1,4 @@
+// ctest-label: api (starts a real berthd)
 // <berth/kept_answers.hpp> against a real PostgreSQL: answers are kept only while listening,
 // a notification drops the key it names (or everything for "*"), getMany reads only the keys it
 // lacks and in one call, a read that raced with a change keeps nothing, and a lost listening

@@ -1,3 +1,4 @@
+// ctest-label: api (starts a real berthd)
 // Reads that answer on the core thread that received them (worker_pool.hpp answerSoon): a read
 // the database does not answer within core_thread_wait_us moves to the plugin's workers, so it
 // never holds the core thread, and the other requests of that thread go on. berthd runs here

@@ -1,3 +1,4 @@
+// ctest-label: api (starts a real berthd)
 // The browser data API over real HTTP through the edge (contract.md "Browser data API
 // settings" and "Project traffic on the project host"): the settings routes, the publishable
 // key (header, bearer, query; rotation), every table and function closed until opened per

@@ -1,3 +1,4 @@
+// ctest-label: api (starts a real berthd)
 // GET /projects/{name}/export over HTTP against a real berthd: the postgres export loads with psql
 // into an empty database of the test cluster and gives the same rows; the mysql export loads
 // into a real MariaDB 10.11 started here; the json export is {"tables": {...}}; an export

@@ -1,3 +1,4 @@
+// ctest-label: api (starts a real berthd)
 // POST /projects/{name}/import over HTTP against a real berthd: a plain pg_dump file (COPY blocks
 // included) into a fresh project giving the same rows, the lines rule 2 leaves out, one
 // transaction (a failure at statement 900 of 1000 keeps nothing), the file checks (empty,

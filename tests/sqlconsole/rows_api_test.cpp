@@ -1,3 +1,4 @@
+// ctest-label: api (starts a real berthd)
 // GET/POST/PATCH/DELETE /projects/{name}/tables/{table}/rows over real HTTP (api.md "Database:
 // rows"): every filter operator, not., nested and/or, quoted values, order with nulls, select
 // with aliases, casts and embedding both ways, limit clamping and total, inserts, updates and

@@ -1,3 +1,4 @@
+// ctest-label: api (starts a real berthd)
 // The blob store as other plugins use it (storage.blobs.v1 and storage.stats.v1, called by the
 // blobclient fixture plugin over the real plugin ABI): put from a file (copied or moved), get
 // with a local path and a byte range, read, stat, list by prefix with pages, delete and

@@ -1,3 +1,4 @@
+// ctest-label: api (starts a real berthd)
 // The stored-file routes over real HTTP, through berthd's nginx edge: uploads (binary bodies,
 // the empty file, exactly 64 MB and one byte more), paths with spaces, unicode and
 // percent-encoding, every refused path, replacing, listing and deleting; /_files/ on the

@@ -1,3 +1,4 @@
+// ctest-label: api (starts a real berthd)
 // files_count and files_bytes of GET /projects are kept in memory by the storage plugin
 // (BlobStore::fileUsage through <berth/kept_answers.hpp>), over real HTTP and a real
 // PostgreSQL: a change made through the API shows in the very next GET /projects, even with
