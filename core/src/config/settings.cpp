@@ -14,7 +14,6 @@
 #include "config/yaml_to_json.hpp"
 #include "config/yaml_value_reader.hpp"
 
-
 namespace berth::core {
 namespace {
 
