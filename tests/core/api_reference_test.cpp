@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <iostream>
 #include <thread>
 
 #include "isolation/hostile_tenant.hpp"
@@ -203,9 +204,11 @@ TEST_F(ApiReference, RealAnswersMatchTheDocumentsSchemas) {
        i < 600 && isolation::releaseStatus(server->api(a.token), name, release_id) == "building";
        ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  api.get(p + "/deploys/" + release_id);
+  EXPECT_EQ(api.get(p + "/deploys/" + release_id).json().value("status", ""), "live");
   api.raw("POST", p + "/deploys/" + release_id + "/promote", "");
-  samples.add("GET", "/", sendToHost(server->baseUrl(), name + ".localhost", "GET", "/"));
+  auto page = sendToHost(server->baseUrl(), name + ".localhost", "GET", "/");
+  EXPECT_EQ(page.body, "<h1>hi</h1>");
+  samples.add("GET", "/", page);
   api.del(p + "/cache");
   api.get(p + "/logs?limit=5");
   api.get(p + "/logs?after=0");
@@ -219,6 +222,7 @@ TEST_F(ApiReference, RealAnswersMatchTheDocumentsSchemas) {
   ASSERT_GT(samples.size(), 80u);
   auto report = samples.check(server->api().get("/openapi.json").json());
   EXPECT_TRUE(report.ok) << report.text;
+  std::cout << report.text;
 }
 
 }  // namespace

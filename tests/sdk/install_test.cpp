@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <berth/abi.h>
+
 #include "support/berthd_process.hpp"
 #include "support/pg_cluster.hpp"
 #include "util/process.hpp"
@@ -18,6 +20,10 @@ namespace {
 void write(const fs::path& path, const std::string& text) {
   fs::create_directories(path.parent_path());
   std::ofstream(path) << text;
+}
+
+std::string sdkVersion(unsigned major, unsigned minor) {
+  return std::to_string(major) + "." + std::to_string(minor);
 }
 
 class Install : public ::testing::Test {
@@ -67,8 +73,10 @@ TEST_F(Install, APluginBuildsOutsideTheTreeAgainstTheInstalledSdk) {
         "cmake_minimum_required(VERSION 3.18)\n"
         "project(mini CXX)\n"
         "set(CMAKE_CXX_STANDARD 20)\n"
-        "find_package(BerthSdk REQUIRED)\n"
-        "berth_add_plugin(mini SOURCES mini.cpp MIGRATIONS ${CMAKE_CURRENT_SOURCE_DIR}/sql)\n");
+        "find_package(BerthSdk " +
+            sdkVersion(BERTH_ABI_MAJOR, BERTH_ABI_MINOR) +
+            " REQUIRED)\n"
+            "berth_add_plugin(mini SOURCES mini.cpp MIGRATIONS ${CMAKE_CURRENT_SOURCE_DIR}/sql)\n");
   write(source / "sql/0001_first.sql", "CREATE TABLE notes (id int);\n");
   write(source / "mini.cpp",
         "#include <berth/plugin.hpp>\n"
@@ -92,6 +100,28 @@ TEST_F(Install, APluginBuildsOutsideTheTreeAgainstTheInstalledSdk) {
   auto built = runCommand({"cmake", "--build", build.string()}, {}, std::chrono::minutes(4));
   ASSERT_TRUE(built.status.ok()) << built.output;
   EXPECT_TRUE(fs::exists(build / "lib/berth/libberth_mini.so"));
+}
+
+// BerthSdkConfigVersion.cmake: the SDK's version is its ABI's; a later minor or another major
+// than the installed one is refused when the plugin is configured, not when berthd loads it.
+TEST_F(Install, FindPackageChecksTheSdkVersion) {
+  auto configure = [&](const std::string& version) {
+    const fs::path source = fs::path(dir_) / ("wants-" + version);
+    write(source / "CMakeLists.txt",
+          "cmake_minimum_required(VERSION 3.18)\n"
+          "project(wants CXX)\n"
+          "find_package(BerthSdk " +
+              version + " REQUIRED)\n");
+    return runCommand({"cmake", "-S", source.string(), "-B", (source / "build").string(),
+                       "-DCMAKE_PREFIX_PATH=" + prefix_.string()},
+                      {}, std::chrono::minutes(2));
+  };
+  EXPECT_TRUE(configure(sdkVersion(BERTH_ABI_MAJOR, 0)).status.ok());
+  auto newer = configure(sdkVersion(BERTH_ABI_MAJOR, BERTH_ABI_MINOR + 1));
+  EXPECT_FALSE(newer.status.ok()) << newer.output;
+  EXPECT_NE(newer.output.find("compatible with requested version"), std::string::npos)
+      << newer.output;
+  EXPECT_FALSE(configure(sdkVersion(BERTH_ABI_MAJOR + 1, 0)).status.ok());
 }
 
 }  // namespace
