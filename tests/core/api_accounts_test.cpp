@@ -191,6 +191,12 @@ TEST_F(ApiAccounts, TokenBodiesAreChecked) {
   EXPECT_EQ(r.status, 400);
   r = api.raw("POST", "/tokens", R"({"name":)", {"Content-Type: application/json"});
   EXPECT_EQ(r.status, 400);
+  // The account routes' own limit (16 KB), well below the JSON limit of every route (2 MB).
+  r = api.post("/tokens", {{"name", "big"}, {"padding", std::string(17 * 1024, 'x')}});
+  EXPECT_EQ(r.status, 413);
+  EXPECT_EQ(errorText(r), "the request body is too large for this route (limit 16 KB)");
+  r = api.post("/teams/crew1/members", {{"email", std::string(17 * 1024, 'x')}, {"role", "admin"}});
+  EXPECT_EQ(r.status, 413);
   // None of the refusals made a token.
   auto tokens = api.get("/tokens").json();
   for (const auto& t : tokens["tokens"]) EXPECT_NE(t["name"], "x");

@@ -180,6 +180,11 @@ TEST_F(ApiSessions, SignInByToken) {
   auto bad = server->api("bth_" + std::string(40, 'x')).post("/session", nlohmann::json::object());
   EXPECT_EQ(bad.status, 401);
   EXPECT_TRUE(bad.header("set-cookie").empty());
+  // A sign-in body has a limit of its own (4 KB): a code is 32 characters.
+  auto large = server->api().post("/session", {{"code", std::string(5000, 'x')}});
+  EXPECT_EQ(large.status, 413);
+  EXPECT_EQ(large.json().value("error", ""),
+            "the request body is too large for this route (limit 4 KB)");
 }
 
 TEST_F(ApiSessions, AForgedCrossSitePostIsRefused) {

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "http/body_checks.hpp"
 #include "util/process.hpp"
 
 namespace berth::core {
@@ -56,12 +57,6 @@ std::string listenDirectiveAddress(const ListenAddress& address) {
   if (host.find(':') != std::string::npos && host.front() != '[') host = "[" + host + "]";
   if (host.empty()) host = "*";
   return host + ":" + std::to_string(address.port);
-}
-
-std::string humanLimit(uint64_t bytes) {
-  if (bytes >= kMiB && bytes % kMiB == 0) return std::to_string(bytes / kMiB) + " MB";
-  if (bytes >= 1024 && bytes % 1024 == 0) return std::to_string(bytes / 1024) + " KB";
-  return std::to_string(bytes) + " bytes";
 }
 
 // The quoted text of a `return`: a JSON object whose message needs no JSON escaping, and
@@ -385,9 +380,7 @@ class ConfigWriter {
     line(3, "return 400 " +
                 jsonError("the request is malformed: its URL or headers cannot be read") + ";");
     line(2, "}");
-    jsonErrorLocation(
-        "@berth_413", 413,
-        "the request body is too large for this route (limit " + humanLimit(body_limit) + ")");
+    jsonErrorLocation("@berth_413", 413, bodyTooLargeMessage(body_limit));
     jsonErrorLocation("@berth_500", 500, "the edge failed to handle the request");
     jsonErrorLocation("@berth_502", 502, "berthd is not answering; try again");
     jsonErrorLocation("@berth_504", 504, "the upstream took too long to answer");
@@ -589,9 +582,7 @@ class ConfigWriter {
       backendProxy(3, "api", true);
       errorPages(3, too_large);
       line(2, "}");
-      jsonErrorLocation(
-          too_large, 413,
-          "the request body is too large for this route (limit " + humanLimit(limit) + ")");
+      jsonErrorLocation(too_large, 413, bodyTooLargeMessage(limit));
     }
 
     internalLocations();

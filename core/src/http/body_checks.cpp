@@ -57,8 +57,21 @@ bool hasType(const nlohmann::json& v, int type) {
 
 }  // namespace
 
+std::string bodyTooLargeMessage(uint64_t limit_bytes) {
+  constexpr uint64_t kMiB = 1024 * 1024;
+  std::string limit = std::to_string(limit_bytes) + " bytes";
+  if (limit_bytes >= kMiB && limit_bytes % kMiB == 0)
+    limit = std::to_string(limit_bytes / kMiB) + " MB";
+  else if (limit_bytes >= 1024 && limit_bytes % 1024 == 0)
+    limit = std::to_string(limit_bytes / 1024) + " KB";
+  return "the request body is too large for this route (limit " + limit + ")";
+}
+
 std::optional<HttpResponse> checkJsonBody(const HttpRequest& request,
-                                          const std::vector<FieldRule>& fields) {
+                                          const std::vector<FieldRule>& fields,
+                                          uint64_t max_body_bytes) {
+  if (max_body_bytes > 0 && request.body.size() > max_body_bytes)
+    return HttpResponse::error(413, bodyTooLargeMessage(max_body_bytes));
   const std::string* ct = request.header("content-type");
   if (!ct || !isJsonContentType(*ct))
     return HttpResponse::plain(415, "Content-Type must be application/json");

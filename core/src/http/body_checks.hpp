@@ -1,5 +1,6 @@
 // The checks the HTTP layer makes on a JSON route's body before any handler runs
-// (api.md, Errors: 415 and 422 are plain text, invalid JSON is a 400 JSON error).
+// (docs/openapi.yaml, "Errors": a body over the route's limit is 413, 415 and 422 are plain text,
+// invalid JSON is a 400 JSON error).
 #pragma once
 #include <optional>
 #include <string>
@@ -10,9 +11,15 @@
 
 namespace berth::core {
 
-// nullopt when the body may reach the handler, else the answer to send.
+// nullopt when the body may reach the handler, else the answer to send. The edge refuses a body
+// over the JSON limit (edge.json_body_limit) already; a route with a smaller limit of its own
+// (max_body_bytes, 0 for none) is refused here, in the edge's words.
 std::optional<HttpResponse> checkJsonBody(const HttpRequest& request,
-                                          const std::vector<FieldRule>& fields);
+                                          const std::vector<FieldRule>& fields,
+                                          uint64_t max_body_bytes = 0);
+
+// "the request body is too large for this route (limit 16 KB)": the edge's 413 and ours.
+std::string bodyTooLargeMessage(uint64_t limit_bytes);
 
 bool isJsonContentType(const std::string& content_type);
 

@@ -114,7 +114,7 @@ void Dispatcher::dispatch(std::shared_ptr<HttpRequest> request, Reply reply) con
   }
 
   if (route.body == BodyKind::Json) {
-    if (auto refusal = checkJsonBody(*request, route.fields)) {
+    if (auto refusal = checkJsonBody(*request, route.fields, route.max_body_bytes)) {
       reply(std::move(*refusal));
       return;
     }
