@@ -1,11 +1,15 @@
-# berth_add_plugin(<id> SOURCES <files...> [MIGRATIONS <dir>] [LIBRARIES <libs...>] [OUTPUT_DIR <dir>])
+# berth_add_plugin(<id> SOURCES <files...> [MIGRATIONS <dir>] [LIBRARIES <libs...>] [OUTPUT_DIR <dir>]
+#                  [PAYLOAD <dir>])
 #
 # Builds libberth_<id>.so as a MODULE library with hidden visibility, linked with -z defs (a
 # plugin needs no symbol of berthd: it calls the core through the host table). SQL files
 # <dir>/NNNN_name.sql are embedded into the library as a generated header
 # "berth_migrations_<id>.inc" that defines kBerthMigrations[] = {{version, name, sql}, ...}.
+# PAYLOAD: files the plugin finds at run time (an installer's InstallContext::payloadDir()),
+# the way PostgreSQL finds an extension's files in share/extension: copied to
+# <BERTH_SHARE_DIR>/templates/<id> when built, installed to share/berth/templates/<id>.
 function(berth_add_plugin id)
-  cmake_parse_arguments(P "" "MIGRATIONS;OUTPUT_DIR" "SOURCES;LIBRARIES" ${ARGN})
+  cmake_parse_arguments(P "" "MIGRATIONS;OUTPUT_DIR;PAYLOAD" "SOURCES;LIBRARIES" ${ARGN})
   set(target berth_plugin_${id})
   add_library(${target} MODULE ${P_SOURCES})
   set_target_properties(${target} PROPERTIES
@@ -28,6 +32,26 @@ function(berth_add_plugin id)
     target_link_options(${target} PRIVATE -Wl,-z,defs)
   endif()
   target_link_libraries(${target} PRIVATE berth::sdk ${P_LIBRARIES})
+
+  if(P_PAYLOAD)
+    include(GNUInstallDirs)
+    if(NOT DEFINED BERTH_SHARE_DIR)
+      set(BERTH_SHARE_DIR ${CMAKE_BINARY_DIR}/share/berth)
+    endif()
+    set(payload_dest ${BERTH_SHARE_DIR}/templates/${id})
+    file(GLOB_RECURSE payload_files CONFIGURE_DEPENDS ${P_PAYLOAD}/*)
+    add_custom_command(
+      OUTPUT ${payload_dest}/.berth-payload
+      COMMAND ${CMAKE_COMMAND} -E rm -rf ${payload_dest}
+      COMMAND ${CMAKE_COMMAND} -E copy_directory ${P_PAYLOAD} ${payload_dest}
+      COMMAND ${CMAKE_COMMAND} -E touch ${payload_dest}/.berth-payload
+      DEPENDS ${payload_files}
+      VERBATIM)
+    add_custom_target(${target}_payload DEPENDS ${payload_dest}/.berth-payload)
+    add_dependencies(${target} ${target}_payload)
+    install(DIRECTORY ${P_PAYLOAD}/ DESTINATION ${CMAKE_INSTALL_DATADIR}/berth/templates/${id}
+            USE_SOURCE_PERMISSIONS)
+  endif()
 
   set(gen_dir ${CMAKE_CURRENT_BINARY_DIR}/berth_gen_${id})
   set(inc ${gen_dir}/berth_migrations_${id}.inc)

@@ -274,10 +274,6 @@ class ProbePlugin final : public berth::Plugin {
     r.hook("project.deleting", [](const json& payload) {
       if (payload.value("name", "") == "keep") throw berth::Error::conflict("keep is protected");
     });
-    r.installer("blog", "Blog", "a blog", [](const json& request) {
-      return json{{"installed", request.value("project", "")}};
-    });
-    r.installer("shop", "Shop", "catalogue only", nullptr);
   }
 
   void start(berth::Services& services) override {
@@ -452,16 +448,6 @@ TEST_F(ProbeTest, HooksMayRefuseAndTheRefusalReachesTheFiringPlugin) {
   host.fakeHook("project.deleting",
                 [](const json&) { throw berth::Error::forbidden("another plugin says no"); });
   EXPECT_EQ(host.call("POST", "/fire", R"({"name":"blog"})").status, 403);
-}
-
-TEST_F(ProbeTest, Installers) {
-  EXPECT_EQ(host.installerSlugs(), (std::vector<std::string>{"blog", "shop"}));
-  EXPECT_EQ(host.install("blog", {{"project", "p1"}}), (json{{"installed", "p1"}}));
-  EXPECT_THROW(host.install("shop", {}), berth::Error);
-  std::vector<berth::InstallerRef> listed = host.services().installers();
-  ASSERT_EQ(listed.size(), 2u);
-  EXPECT_TRUE(listed[0].installable());
-  EXPECT_FALSE(listed[1].installable());
 }
 
 TEST_F(ProbeTest, StopIsCalled) {

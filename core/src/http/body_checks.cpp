@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include <berth/abi.h>
+#include <berth/body_fields.hpp>
 #include <nlohmann/json.hpp>
 
 namespace berth::core {
@@ -17,45 +18,14 @@ bool isJsonContentType(const std::string& content_type) {
   return asciiLower(std::move(mime)) == "application/json";
 }
 
-namespace {
-
-const char* typeName(int type) {
-  switch (type) {
-    case BERTH_FIELD_STRING:
-      return "a string";
-    case BERTH_FIELD_BOOL:
-      return "a boolean";
-    case BERTH_FIELD_INT:
-      return "an integer";
-    case BERTH_FIELD_ARRAY:
-      return "an array";
-    case BERTH_FIELD_OBJECT:
-      return "an object";
-    case BERTH_FIELD_NUMBER:
-      return "a number";
-  }
-  return "a value";
+std::optional<std::string> fieldProblem(const nlohmann::json& body,
+                                        const std::vector<FieldRule>& fields) {
+  std::vector<berth::detail::FieldView> views;
+  views.reserve(fields.size());
+  for (const FieldRule& f : fields)
+    views.push_back({f.name, static_cast<uint32_t>(f.type), f.required});
+  return berth::detail::bodyFieldProblem(body, views);
 }
-
-bool hasType(const nlohmann::json& v, int type) {
-  switch (type) {
-    case BERTH_FIELD_STRING:
-      return v.is_string();
-    case BERTH_FIELD_BOOL:
-      return v.is_boolean();
-    case BERTH_FIELD_INT:
-      return v.is_number_integer();
-    case BERTH_FIELD_ARRAY:
-      return v.is_array();
-    case BERTH_FIELD_OBJECT:
-      return v.is_object();
-    case BERTH_FIELD_NUMBER:
-      return v.is_number();
-  }
-  return true;
-}
-
-}  // namespace
 
 std::string bodyTooLargeMessage(uint64_t limit_bytes) {
   constexpr uint64_t kMiB = 1024 * 1024;
@@ -77,17 +47,7 @@ std::optional<HttpResponse> checkJsonBody(const HttpRequest& request,
     return HttpResponse::plain(415, "Content-Type must be application/json");
   auto body = nlohmann::json::parse(request.body, nullptr, false);
   if (body.is_discarded()) return HttpResponse::error(400, "the body is not valid JSON");
-  if (fields.empty()) return std::nullopt;
-  if (!body.is_object()) return HttpResponse::plain(422, "the body must be a JSON object");
-  for (const auto& f : fields) {
-    auto it = body.find(f.name);
-    if (it == body.end() || it->is_null()) {
-      if (f.required) return HttpResponse::plain(422, "missing field: " + f.name);
-      continue;
-    }
-    if (!hasType(*it, f.type))
-      return HttpResponse::plain(422, "field " + f.name + " must be " + typeName(f.type));
-  }
+  if (auto problem = fieldProblem(body, fields)) return HttpResponse::plain(422, *problem);
   return std::nullopt;
 }
 

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "http/http_types.hpp"
 #include "http/router.hpp"
 
@@ -17,6 +19,11 @@ namespace berth::core {
 std::optional<HttpResponse> checkJsonBody(const HttpRequest& request,
                                           const std::vector<FieldRule>& fields,
                                           uint64_t max_body_bytes = 0);
+
+// The 422 text for a parsed body without the fields it must have (berth/body_fields.hpp, the
+// words the SDK's fake host uses too); nullopt when it has them.
+std::optional<std::string> fieldProblem(const nlohmann::json& body,
+                                        const std::vector<FieldRule>& fields);
 
 // "the request body is too large for this route (limit 16 KB)": the edge's 413 and ours.
 std::string bodyTooLargeMessage(uint64_t limit_bytes);

@@ -8,6 +8,8 @@
 #include <optional>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "edge/nginx_config.hpp"
 #include "http/edge_trust.hpp"
 #include "log/logging.hpp"
@@ -123,9 +125,19 @@ void bufferFree(berth_buffer* buffer) noexcept {
 
 // ---- other plugins ---------------------------------------------------------------------------
 
+// A template plugin's power is the install context its installers are handed; it has no
+// other way to other plugins or the control plane (berth/installer.hpp).
+int32_t refuseTemplate(berth_host* host, std::string_view call, berth_buffer* out) {
+  std::string why = "a template plugin acts on projects only through its install context";
+  logCallFailure(*host, call, why);
+  if (out != nullptr) out->bytes = nlohmann::json{{"status", 403}, {"error", why}}.dump();
+  return BERTH_ERR;
+}
+
 int32_t callService(berth_host* host, berth_str name, berth_str method, berth_str request_json,
                     berth_buffer* out) noexcept {
   return guardedCall(host, "call_service", [&] {
+    if (host->kind == BERTH_KIND_TEMPLATE) return refuseTemplate(host, "call_service", out);
     return host->manager.services.call(view(name), view(method), view(request_json), out);
   });
 }
@@ -206,12 +218,17 @@ int64_t planProjectLimit(berth_host* host, berth_str plan) noexcept {
 
 int32_t dbSessionOpen(berth_host* host, berth_db_session** out) noexcept {
   if (host == nullptr) return BERTH_ERR;
+  if (host->kind == BERTH_KIND_TEMPLATE)
+    return guardedCall(host, "db_session_open",
+                       [&] { return refuseTemplate(host, "db_session_open", nullptr); });
   return openDbSession(host->manager.parts.pool, out);
 }
 
 berth_db_result* dbExec(berth_host* host, berth_db_session* session, berth_str sql,
                         const berth_str* params, size_t param_count) noexcept {
-  return execDb(host ? host->manager.parts.pool : nullptr, session, sql, params, param_count);
+  // A template plugin's statements find no database (BERTH_DB_UNAVAILABLE).
+  bool allowed = host != nullptr && host->kind != BERTH_KIND_TEMPLATE;
+  return execDb(allowed ? host->manager.parts.pool : nullptr, session, sql, params, param_count);
 }
 
 // ---- jobs and the edge -----------------------------------------------------------------------
@@ -384,6 +401,12 @@ berth_host_api makeTable() {
   api.set_edge_cache = setEdgeCache;
   api.set_edge_files = setEdgeFiles;
   api.set_edge_apps = setEdgeApps;
+  api.add_app_installer = addAppInstaller;
+  api.list_app_installers = listAppInstallers;
+  api.run_app_install = runAppInstall;
+  api.install_context = installContext;
+  api.install_call = installCall;
+  api.install_log = installLog;
   return api;
 }
 

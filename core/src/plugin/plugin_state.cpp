@@ -21,6 +21,7 @@ namespace berth::core {
 
 berth_host& PluginManager::Impl::adopt(PluginLibrary library) {
   auto host = std::make_unique<berth_host>(*this, library.id);
+  if (library.info != nullptr) host->kind = library.info->kind;
   berth_host& handle = *host;
   plugins.push_back(LoadedPlugin{std::move(library), std::move(host), false});
   return handle;

@@ -23,6 +23,8 @@ struct berth_host {
 
   berth::core::PluginManager::Impl& manager;
   const std::string id;
+  // berth_plugin_kind: a template plugin acts on projects only through install contexts.
+  uint32_t kind = BERTH_KIND_FEATURE;
   std::shared_ptr<spdlog::logger> logger;  // "plugin.<id>"
 
   // True only while berth_plugin_register_v1 runs (main thread); registration calls outside

@@ -74,6 +74,12 @@ int32_t addInstaller(berth_host* host, const berth_installer* installer) noexcep
   });
 }
 
+int32_t addAppInstaller(berth_host* host, const berth_app_installer* installer) noexcept {
+  return registrationCall(host, "add_app_installer", [&] {
+    host->manager.installers.addApp(host->id, required(installer, "installer"));
+  });
+}
+
 void setInstance(berth_host* host, void* instance, void (*destroy)(void*)) noexcept {
   registrationCall(host, "set_instance", [&] {
     if (host->instance != nullptr) throw std::invalid_argument("the instance is already set");

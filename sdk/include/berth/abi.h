@@ -14,6 +14,8 @@
  *      struct_size, abi_major, abi_minor <= host minor, id == the configured id.
  *   2. berth_plugin_register_v1(): the plugin declares config keys, routes, migrations, jobs,
  *      hooks, services and installers. Registration closes when it returns.
+ *      A plugin of kind BERTH_KIND_TEMPLATE acts on projects only through the install context
+ *      the core hands its installers: call_service and the control-plane database refuse it.
  *   3. The core validates configuration, applies every plugin's migrations.
  *   4. berth_plugin_start_v1(), in dependency order. Services of other plugins are usable.
  *   5. Serving. Route handlers, hooks and services run concurrently on core threads.
@@ -31,7 +33,7 @@ extern "C" {
 #endif
 
 #define BERTH_ABI_MAJOR 1u
-#define BERTH_ABI_MINOR 2u
+#define BERTH_ABI_MINOR 3u
 #define BERTH_EXPORT __attribute__((visibility("default")))
 
 /** A borrowed byte view. ptr == NULL means "absent" (for example a missing header, SQL NULL). */
@@ -230,6 +232,37 @@ typedef struct berth_installer {
 /** Visitor for installer listings. */
 typedef void (*berth_installer_visit_fn)(void* ctx, const berth_installer* installer);
 
+/** One install of a starter app into one project (ABI 1.3), made by the core for the call of
+ *  berth_app_install_fn and valid only during it. It is the installer's only power: what it
+ *  does to the project it does through install_call, on the context's behalf. */
+typedef struct berth_install_ctx berth_install_ctx;
+
+/** Installs into the context's project; `request_json` is the body, already checked against
+ *  the installer's fields. BERTH_OK with the answer (JSON) in `out`, or BERTH_ERR with
+ *  {"status": N, "error": "..."}. THREADING: on any thread; the caller runs one install per
+ *  project at a time. */
+typedef int32_t (*berth_app_install_fn)(void* user, berth_install_ctx* ctx, berth_str request_json,
+                                        berth_buffer* out);
+
+/** A starter-app installer (ABI 1.3): a catalogue entry that can be installed. */
+typedef struct berth_app_installer {
+  uint32_t struct_size;
+  berth_str slug;            /* [a-z0-9-], 1 to 40 characters; unique across plugins */
+  berth_str name;            /* "n8n" */
+  berth_str description;     /* one sentence */
+  berth_str version;         /* the installer's own version, e.g. "1.0.0" */
+  berth_str requires_json;   /* JSON array of the services install_call may reach, e.g.
+                                ["runtime.releases.v1", "projects.secrets.v1"]; a missing one
+                                makes the installer unavailable, never half-run */
+  const berth_field* fields; /* the request body's fields, checked as a route's (422) */
+  size_t field_count;
+  berth_app_install_fn fn;
+  void* user;
+} berth_app_installer;
+
+typedef void (*berth_app_installer_visit_fn)(void* ctx, const berth_app_installer* installer,
+                                             berth_str owner, berth_str missing_service);
+
 /** An account as the core knows it; a team is an account with members. */
 typedef struct berth_account {
   berth_str id;
@@ -376,6 +409,31 @@ typedef struct berth_host_api {
    * it), as set_edge_cache does, with the same array stride and all-or-nothing checking. */
   int32_t (*set_edge_files)(berth_host*, const berth_edge_files_rule* rules, size_t count);
   int32_t (*set_edge_apps)(berth_host*, const berth_edge_app_rule* rules, size_t count);
+
+  /* ---- ABI 1.3 ---- (check struct_size before calling what follows) */
+
+  /* Installers (registration only): an installer of a plugin of any kind. */
+  int32_t (*add_app_installer)(berth_host*, const berth_app_installer*);
+  /* Every ABI 1.3 installer, with the plugin that offers it and the first of its required
+   * services that is missing (empty when it can run). */
+  void (*list_app_installers)(berth_host*, berth_app_installer_visit_fn, void* ctx);
+  /* Runs the installer `slug` through the core, on this thread. `context_json` is
+   * {"project": {"id", "name", "account_id", ...}, "caller": account id, "request_id"}: the
+   * caller (the plugin serving the install route) has checked the caller's access. The core
+   * checks the body against the installer's fields (BERTH_ERR 422, the route's words), makes
+   * the context, calls the installer and answers what it answered. Unknown slug: 404. */
+  int32_t (*run_app_install)(berth_host*, berth_str slug, berth_str context_json,
+                             berth_str request_json, berth_buffer* out);
+  /* Inside an install: the context as JSON ({"project", "caller", "request_id", "installer",
+   * "payload_dir"}; payload_dir is where the installer's plugin installed its files). */
+  berth_str (*install_context)(berth_install_ctx*);
+  /* Inside an install: a service call on the context's behalf. Only the services the
+   * installer declared in requires_json (else BERTH_ERR 403); the core sets "project_id" and
+   * "account_id" in the request to the context's own. */
+  int32_t (*install_call)(berth_install_ctx*, berth_str service, berth_str method,
+                          berth_str request_json, berth_buffer* out);
+  /* Inside an install: a line in berthd's log, tagged with the project and request id. */
+  void (*install_log)(berth_install_ctx*, uint32_t level, berth_str message);
 } berth_host_api;
 
 /* ---- what every plugin exports ---------------------------------------------------------- */

@@ -21,6 +21,7 @@
 #include <exception>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -83,12 +84,12 @@ struct ServiceEntry {
   ServiceFn fn;
 };
 
-struct InstallerEntry {
+struct AppInstallerEntry {
   HostRef host;
-  std::string slug;
-  std::string name;
-  std::string description;
-  InstallFn fn;
+  std::shared_ptr<Installer> installer;
+  InstallerInfo info;  // the views handed to the core point into it
+  std::string requires_json;
+  std::vector<berth_field> fields;
 };
 
 /** OWNERSHIP: belongs to the plugin instance, which the core destroys only after stop(), when
@@ -99,7 +100,7 @@ struct CallbackStore {
   std::deque<JobEntry> jobs;
   std::deque<HookEntry> hooks;
   std::deque<ServiceEntry> services;
-  std::deque<InstallerEntry> installers;
+  std::deque<AppInstallerEntry> installers;
 };
 
 /** Answers without the SDK's own machinery, for when even that failed. */
@@ -229,10 +230,12 @@ inline int32_t serviceTrampoline(void* user, berth_str method, berth_str request
   });
 }
 
-inline int32_t installerTrampoline(void* user, berth_str request, berth_buffer* out) noexcept {
-  auto* entry = static_cast<InstallerEntry*>(user);
-  return answerGuarded(entry->host, out, "installer", entry->slug, [&] {
-    nlohmann::json answer = entry->fn(parseArgument(request));
+inline int32_t appInstallerTrampoline(void* user, berth_install_ctx* ctx, berth_str request,
+                                      berth_buffer* out) noexcept {
+  auto* entry = static_cast<AppInstallerEntry*>(user);
+  return answerGuarded(entry->host, out, "installer", entry->info.slug, [&] {
+    InstallContext context(entry->host.api, ctx);
+    nlohmann::json answer = entry->installer->install(context, parseArgument(request));
     append(entry->host.api, out, dumpJson(answer));
   });
 }

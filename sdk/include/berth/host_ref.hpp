@@ -19,7 +19,7 @@
  *  SDK: a plugin built with a mixed installation would describe itself with one version and
  *  behave like another. */
 #define BERTH_SDK_ABI_MAJOR 1u
-#define BERTH_SDK_ABI_MINOR 2u
+#define BERTH_SDK_ABI_MINOR 3u
 static_assert(BERTH_ABI_MAJOR == BERTH_SDK_ABI_MAJOR && BERTH_ABI_MINOR == BERTH_SDK_ABI_MINOR,
               "berth/abi.h and the berth C++ headers come from different SDK versions");
 

@@ -17,8 +17,10 @@
 #include <berth/logger.hpp>
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,23 +28,6 @@
 #include <vector>
 
 namespace berth {
-
-/** Types of JSON body fields the core checks before a handler runs. */
-enum class FieldType : uint32_t {
-  String = BERTH_FIELD_STRING,
-  Bool = BERTH_FIELD_BOOL,
-  Int = BERTH_FIELD_INT,
-  Array = BERTH_FIELD_ARRAY,
-  Object = BERTH_FIELD_OBJECT,
-  Number = BERTH_FIELD_NUMBER
-};
-
-/** A field of a JSON body: a missing required field or a wrong type answers 422. */
-struct Field {
-  std::string name;
-  FieldType type = FieldType::String;
-  bool required = true;
-};
 
 /** How the core treats a route before the handler runs. */
 struct RouteOptions {
@@ -228,22 +213,33 @@ class Registrar {
     });
   }
 
-  /** A template installer; an empty `fn` makes a catalogue entry that cannot be installed. */
-  void installer(std::string slug, std::string name, std::string description, InstallFn fn) {
-    detail::InstallerEntry& entry = store_.installers.emplace_back();
+  /** A starter-app installer (berth/installer.hpp). Its slug must be unique across plugins. */
+  void installer(std::shared_ptr<Installer> installer) {
+    if (!installer) throw Error(500, "Registrar::installer needs an installer");
+    if (host_.api->struct_size < offsetof(berth_host_api, add_app_installer) + sizeof(void*))
+      throw Error(500, "this berthd is older than ABI 1.3 and runs no installers");
+    detail::AppInstallerEntry& entry = store_.installers.emplace_back();
     entry.host = host_;
-    entry.slug = std::move(slug);
-    entry.name = std::move(name);
-    entry.description = std::move(description);
-    entry.fn = std::move(fn);
-    berth_installer installer{};
-    installer.struct_size = sizeof(berth_installer);
-    installer.slug = detail::toStr(entry.slug);
-    installer.name = detail::toStr(entry.name);
-    installer.description = detail::toStr(entry.description);
-    installer.fn = entry.fn ? &detail::installerTrampoline : nullptr;
-    installer.user = &entry;
-    check(host_.api->add_installer(host_.host, &installer), "installer " + entry.slug);
+    entry.installer = std::move(installer);
+    entry.info = entry.installer->info();
+    nlohmann::json services = nlohmann::json::array();
+    for (const std::string& service : entry.info.services) services.push_back(service);
+    entry.requires_json = services.dump();
+    for (const Field& field : entry.info.fields)
+      entry.fields.push_back(berth_field{
+          detail::toStr(field.name), static_cast<uint32_t>(field.type), field.required ? 1u : 0u});
+    berth_app_installer raw{};
+    raw.struct_size = sizeof(berth_app_installer);
+    raw.slug = detail::toStr(entry.info.slug);
+    raw.name = detail::toStr(entry.info.name);
+    raw.description = detail::toStr(entry.info.description);
+    raw.version = detail::toStr(entry.info.version);
+    raw.requires_json = detail::toStr(entry.requires_json);
+    raw.fields = entry.fields.empty() ? nullptr : entry.fields.data();
+    raw.field_count = entry.fields.size();
+    raw.fn = &detail::appInstallerTrampoline;
+    raw.user = &entry;
+    check(host_.api->add_app_installer(host_.host, &raw), "installer " + entry.info.slug);
   }
 
   /** Logging is available while registering. */

@@ -283,19 +283,59 @@ class Services {
       throw Error(500, "the edge did not take the edge app rules (see berthd's log)");
   }
 
-  /** Every installer that loaded plugins declared, installable or not. */
-  std::vector<InstallerRef> installers() const {
-    InstallerSink sink{api(), {}, false};
-    api()->list_installers(host_.host, &InstallerSink::visit, &sink);
-    if (sink.failed) throw Error(500, "could not list the installers");
-    return std::move(sink.installers);
+  /** Every installer the loaded plugins declared (ABI 1.3), with what each lacks. */
+  std::vector<InstallerListing> installers() const {
+    const berth_host_api* table = api();
+    std::vector<InstallerListing> listed;
+    if (table->struct_size < offsetof(berth_host_api, list_app_installers) + sizeof(void*))
+      return listed;
+    table->list_app_installers(
+        host_.host,
+        [](void* sink, const berth_app_installer* installer, berth_str owner, berth_str missing) {
+          try {
+            InstallerListing listing{std::string(detail::toView(installer->slug)),
+                                     std::string(detail::toView(installer->name)),
+                                     std::string(detail::toView(installer->description)),
+                                     std::string(detail::toView(installer->version)),
+                                     std::string(detail::toView(owner)),
+                                     std::string(detail::toView(missing)),
+                                     {}};
+            for (size_t i = 0; i < installer->field_count; ++i)
+              listing.fields.push_back(Field{std::string(detail::toView(installer->fields[i].name)),
+                                             static_cast<FieldType>(installer->fields[i].type),
+                                             installer->fields[i].required != 0});
+            static_cast<std::vector<InstallerListing>*>(sink)->push_back(std::move(listing));
+          } catch (...) {
+            // Out of memory: the listing comes back short.
+          }
+        },
+        &listed);
+    return listed;
   }
 
-  /** The installer with this slug. */
-  std::optional<InstallerRef> installer(std::string_view slug) const {
-    for (auto& installer : installers())
-      if (installer.slug() == slug) return installer;
-    return std::nullopt;
+  /** Runs the installer `slug` for a project, through the core. `context` is
+   *  {"project": {...the directory's record...}, "caller": account id, "request_id"}: the
+   *  caller's access to the project is the calling plugin's to check.
+   *  @return the installer's answer.
+   *  @throw Error 404 for an unknown slug, 422 (plain text in a route) when the body does not
+   *  have the installer's fields, 503 when a required service is missing, or what the
+   *  installer refused with. */
+  nlohmann::json runInstall(std::string_view slug, const nlohmann::json& context,
+                            const nlohmann::json& body) const {
+    const berth_host_api* table = api();
+    if (table->struct_size < offsetof(berth_host_api, run_app_install) + sizeof(void*))
+      throw Error(501, "this berthd runs no installers");
+    detail::Buffer out(table);
+    std::string context_json = detail::dumpJson(context), body_json = detail::dumpJson(body);
+    int32_t status =
+        table->run_app_install(host_.host, detail::toStr(slug), detail::toStr(context_json),
+                               detail::toStr(body_json), out.get());
+    std::string what = "the installer " + std::string(slug);
+    if (status != BERTH_OK) throw detail::errorFromAnswer(out.view(), what + " failed");
+    if (out.view().empty()) return nlohmann::json::object();
+    nlohmann::json answer = nlohmann::json::parse(out.view(), nullptr, false);
+    if (answer.is_discarded()) throw Error(500, what + " answered non-JSON");
+    return answer;
   }
 
   /** The ABI handles, for what the C++ layer does not wrap. */
@@ -325,21 +365,6 @@ class Services {
     }
     void check(int32_t status) const {
       if (status != BERTH_OK || failed) throw Error(503, "could not read the accounts");
-    }
-  };
-
-  struct InstallerSink {
-    const berth_host_api* api;
-    std::vector<InstallerRef> installers;
-    bool failed;
-
-    static void visit(void* context, const berth_installer* installer) noexcept {
-      auto* sink = static_cast<InstallerSink*>(context);
-      try {
-        sink->installers.emplace_back(sink->api, *installer);
-      } catch (...) {
-        sink->failed = true;
-      }
     }
   };
 

@@ -15,8 +15,9 @@
  *  body {"error": ...}, waiting for async answers, refusing declarations after registration,
  *  duplicate routes, gap-free migrations, unknown config keys.
  *  What it fakes: other plugins' services (fakeService), hooks (fakeHook), installers
- *  (fakeInstaller), accounts and plans, core settings, and the database: every statement goes
- *  to a handler the test gives (onDb); without one the database is unreachable.
+ *  (fakeInstaller; install() runs one as the core mediates it), accounts and plans, core settings,
+ * and the database: every statement goes to a handler the test gives (onDb); without one the
+ * database is unreachable.
  *
  *  Once a request is answered the fake frees it, so a plugin that touches a Request after
  *  answering shows up under AddressSanitizer, as it would crash in the core.
@@ -24,6 +25,7 @@
 #ifndef BERTH_TESTING_FAKE_HOST_HPP
 #define BERTH_TESTING_FAKE_HOST_HPP
 
+#include <berth/body_fields.hpp>
 #include <berth/plugin.hpp>
 
 #include <algorithm>
@@ -319,12 +321,22 @@ class FakeHost {
     return services().call(name, method, request);
   }
 
-  /** Runs an installer. @throw Error as the installer answered. */
-  nlohmann::json install(std::string_view slug, const nlohmann::json& request) {
-    std::optional<InstallerRef> installer = services().installer(slug);
-    if (!installer) throw Error(404, "no app template named " + std::string(slug));
-    return installer->install(request);
+  /** Runs an installer (the plugin's own or a fake) as the core would for the install route:
+   *  the body checked against its fields (Error 422 with the core's words), then install()
+   *  with a context for `project` ({"id", "name", "account_id", ...}) asked for by `caller`.
+   *  Its InstallContext::call() reaches the fakeService()s it declared (else 403), with
+   *  "project_id" and "account_id" set as the core sets them.
+   *  @throw Error as the installer answered. */
+  nlohmann::json install(std::string_view slug, const nlohmann::json& body,
+                         const nlohmann::json& project, std::string caller = "caller-1") {
+    nlohmann::json context = {{"project", project}, {"caller", caller}, {"request_id", "req-1"}};
+    return services().runInstall(slug, context, body);
   }
+
+  /** Where installers' payloads are (InstallContext::payloadDir() is <dir>/templates/<id>). */
+  void setShareDir(std::string dir) { shareDir_ = std::move(dir); }
+  /** The loaded plugin's id, as its payload folder is named (default "plugin"). */
+  void setPluginId(std::string id) { pluginId_ = std::move(id); }
 
   /** Another plugin's service; the fake may throw berth::Error to refuse. */
   void fakeService(std::string name, ServiceFn fn) {
@@ -344,16 +356,18 @@ class FakeHost {
     hooks_.push_back({std::move(event), &detail::hookTrampoline, &entry});
   }
 
-  /** Another plugin's installer. */
-  void fakeInstaller(std::string slug, std::string name, std::string description, InstallFn fn) {
-    detail::InstallerEntry& entry = fakeInstallers_.emplace_back();
+  /** Another plugin's installer (for a plugin that lists or runs installers). */
+  void fakeInstaller(std::shared_ptr<Installer> installer, std::string owner = "fake") {
+    detail::AppInstallerEntry& entry = fakeInstallers_.emplace_back();
     entry.host = HostRef{handle(), &api_};
-    entry.slug = std::move(slug);
-    entry.name = std::move(name);
-    entry.description = std::move(description);
-    entry.fn = std::move(fn);
-    installers_.push_back({entry.slug, entry.name, entry.description,
-                           entry.fn ? &detail::installerTrampoline : nullptr, &entry});
+    entry.installer = std::move(installer);
+    entry.info = entry.installer->info();
+    InstallerRecord record;
+    record.owner = std::move(owner);
+    record.info = entry.info;
+    record.fn = &detail::appInstallerTrampoline;
+    record.user = &entry;
+    installers_.push_back(std::move(record));
   }
 
   /** Events the plugin fired, in order. */
@@ -414,7 +428,7 @@ class FakeHost {
   }
   std::vector<std::string> installerSlugs() const {
     std::vector<std::string> slugs;
-    for (const auto& installer : installers_) slugs.push_back(installer.slug);
+    for (const auto& installer : installers_) slugs.push_back(installer.info.slug);
     return slugs;
   }
   std::vector<FakeLogLine> logs() const {
@@ -481,10 +495,69 @@ class FakeHost {
     void* user;
   };
   struct InstallerRecord {
-    std::string slug, name, description;
-    berth_install_fn fn;
-    void* user;
+    std::string owner;
+    InstallerInfo info;
+    berth_app_install_fn fn = nullptr;
+    void* user = nullptr;
   };
+  /** What the core makes for one install; the fake's berth_install_ctx. */
+  struct InstallCtx {
+    FakeHost* host;
+    const InstallerRecord* installer;
+    std::string contextJson;
+    std::string projectId, accountId, projectName, requestId;
+  };
+
+  static std::vector<detail::FieldView> fieldViews(const std::vector<Field>& fields) {
+    std::vector<detail::FieldView> views;
+    for (const Field& field : fields)
+      views.push_back({field.name, static_cast<uint32_t>(field.type), field.required});
+    return views;
+  }
+
+  std::string missingService(const InstallerRecord& record) const {
+    for (const std::string& service : record.info.services)
+      if (services_.find(service) == services_.end()) return service;
+    return "";
+  }
+
+  int32_t answerError(berth_buffer* out, int status, const std::string& message) {
+    api_.buffer_append(
+        out, detail::toStr(nlohmann::json{{"status", status}, {"error", message}}.dump()));
+    return BERTH_ERR;
+  }
+
+  int32_t runInstall(std::string_view slug, std::string_view contextText, std::string_view body,
+                     berth_buffer* out) {
+    const InstallerRecord* record = nullptr;
+    for (const auto& candidate : installers_)
+      if (candidate.info.slug == slug) record = &candidate;
+    if (record == nullptr)
+      return answerError(out, 404, "no app template named " + std::string(slug));
+    if (std::string missing = missingService(*record); !missing.empty())
+      return answerError(out, 503,
+                         "the app template " + record->info.slug + " needs the service " + missing +
+                             ", which no loaded plugin offers");
+    nlohmann::json parsed = nlohmann::json::parse(body, nullptr, false);
+    if (parsed.is_discarded()) return answerError(out, 400, "the body is not valid JSON");
+    if (auto problem = detail::bodyFieldProblem(parsed, fieldViews(record->info.fields)))
+      return answerError(out, 422, *problem);
+    nlohmann::json context = nlohmann::json::parse(contextText, nullptr, false);
+    if (!context.is_object() || !context.contains("project") || !context["project"].is_object())
+      return answerError(out, 400, "an install needs a project");
+    std::string owner = record->owner.empty() ? "plugin" : record->owner;
+    context["installer"] = {{"slug", record->info.slug}, {"version", record->info.version}};
+    context["payload_dir"] = shareDir_ + "/templates/" + owner;
+    InstallCtx ctx{this,
+                   record,
+                   context.dump(),
+                   context["project"].value("id", ""),
+                   context.value("caller", ""),
+                   context["project"].value("name", ""),
+                   context.value("request_id", "")};
+    return record->fn(record->user, reinterpret_cast<berth_install_ctx*>(&ctx), detail::toStr(body),
+                      out);
+  }
 
   static FakeHost& self(berth_host* host) { return *reinterpret_cast<FakeHost*>(host); }
   static std::string copy(berth_str s) { return std::string(detail::toView(s)); }
@@ -584,24 +657,6 @@ class FakeHost {
     return want.size() == have.size();
   }
 
-  static bool fieldHasType(const nlohmann::json& value, FieldType type) {
-    switch (type) {
-      case FieldType::String:
-        return value.is_string();
-      case FieldType::Bool:
-        return value.is_boolean();
-      case FieldType::Int:
-        return value.is_number_integer();
-      case FieldType::Array:
-        return value.is_array();
-      case FieldType::Object:
-        return value.is_object();
-      case FieldType::Number:
-        return value.is_number();
-    }
-    return false;
-  }
-
   std::optional<FakeResponse> checkFlags(const FakeRoute& route, const Incoming& incoming) const {
     const FakeRequest& request = incoming.request;
     if ((route.flags & BERTH_ROUTE_PUBLIC) == 0 && !request.caller)
@@ -616,15 +671,8 @@ class FakeHost {
       return plainResponse(415, "Content-Type must be application/json");
     nlohmann::json body = nlohmann::json::parse(request.body, nullptr, false);
     if (body.is_discarded()) return errorResponse(400, "the body is not valid JSON");
-    for (const Field& field : route.fields) {
-      bool present = body.is_object() && body.contains(field.name) && !body[field.name].is_null();
-      if (!present) {
-        if (field.required) return plainResponse(422, "missing field: " + field.name);
-        continue;
-      }
-      if (!fieldHasType(body[field.name], field.type))
-        return plainResponse(422, "wrong type for field: " + field.name);
-    }
+    if (auto problem = detail::bodyFieldProblem(body, fieldViews(route.fields)))
+      return plainResponse(422, *problem);
     return std::nullopt;
   }
 
@@ -828,11 +876,32 @@ class FakeHost {
         return host.refuse("service " + copy(name) + " is offered twice");
       return BERTH_OK;
     };
-    api_.add_installer = [](berth_host* h, const berth_installer* installer) -> int32_t {
+    api_.add_installer = [](berth_host* h, const berth_installer*) -> int32_t {
+      return self(h).refuse("installers of ABI 1.0 are not run; declare a berth::Installer");
+    };
+    api_.add_app_installer = [](berth_host* h, const berth_app_installer* raw) -> int32_t {
       FakeHost& host = self(h);
       if (!host.registering_) return host.refuse("registration is closed");
-      host.installers_.push_back({copy(installer->slug), copy(installer->name),
-                                  copy(installer->description), installer->fn, installer->user});
+      InstallerRecord record;
+      record.owner = host.pluginId_;
+      record.info.slug = copy(raw->slug);
+      record.info.name = copy(raw->name);
+      record.info.description = copy(raw->description);
+      record.info.version = copy(raw->version);
+      nlohmann::json services = nlohmann::json::parse(copy(raw->requires_json), nullptr, false);
+      if (services.is_array())
+        for (const auto& service : services)
+          if (service.is_string()) record.info.services.push_back(service.get<std::string>());
+      for (size_t i = 0; i < raw->field_count; ++i)
+        record.info.fields.push_back(Field{copy(raw->fields[i].name),
+                                           static_cast<FieldType>(raw->fields[i].type),
+                                           raw->fields[i].required != 0});
+      record.fn = raw->fn;
+      record.user = raw->user;
+      for (const auto& other : host.installers_)
+        if (other.info.slug == record.info.slug)
+          return host.refuse("installer " + record.info.slug + " is declared twice");
+      host.installers_.push_back(std::move(record));
       return BERTH_OK;
     };
     api_.set_instance = [](berth_host* h, void* instance, void (*destroy)(void*)) {
@@ -877,16 +946,62 @@ class FakeHost {
       }
       return host.fireHookRaw(detail::toView(event), detail::toView(payload), out);
     };
-    api_.list_installers = [](berth_host* h, berth_installer_visit_fn visit, void* context) {
-      for (const auto& record : self(h).installers_) {
-        berth_installer installer{sizeof(berth_installer),
-                                  detail::toStr(record.slug),
-                                  detail::toStr(record.name),
-                                  detail::toStr(record.description),
-                                  record.fn,
-                                  record.user};
-        visit(context, &installer);
+    api_.list_installers = [](berth_host*, berth_installer_visit_fn, void*) {};
+    api_.list_app_installers = [](berth_host* h, berth_app_installer_visit_fn visit,
+                                  void* context) {
+      FakeHost& host = self(h);
+      for (const auto& record : host.installers_) {
+        berth_app_installer raw{};
+        raw.struct_size = sizeof(berth_app_installer);
+        raw.slug = detail::toStr(record.info.slug);
+        raw.name = detail::toStr(record.info.name);
+        raw.description = detail::toStr(record.info.description);
+        raw.version = detail::toStr(record.info.version);
+        std::vector<berth_field> fields;
+        for (const Field& field : record.info.fields)
+          fields.push_back(berth_field{detail::toStr(field.name), static_cast<uint32_t>(field.type),
+                                       field.required ? 1u : 0u});
+        raw.fields = fields.empty() ? nullptr : fields.data();
+        raw.field_count = fields.size();
+        std::string missing = host.missingService(record);
+        visit(context, &raw, detail::toStr(record.owner), detail::toStr(missing));
       }
+    };
+    api_.run_app_install = [](berth_host* h, berth_str slug, berth_str context, berth_str body,
+                              berth_buffer* out) -> int32_t {
+      return self(h).runInstall(detail::toView(slug), detail::toView(context), detail::toView(body),
+                                out);
+    };
+    api_.install_context = [](berth_install_ctx* raw) {
+      return detail::toStr(reinterpret_cast<InstallCtx*>(raw)->contextJson);
+    };
+    api_.install_call = [](berth_install_ctx* raw, berth_str service, berth_str method,
+                           berth_str request, berth_buffer* out) -> int32_t {
+      auto* ctx = reinterpret_cast<InstallCtx*>(raw);
+      FakeHost& host = *ctx->host;
+      const std::vector<std::string>& declared = ctx->installer->info.services;
+      if (std::find(declared.begin(), declared.end(), copy(service)) == declared.end())
+        return host.answerError(out, 403,
+                                "the installer " + ctx->installer->info.slug +
+                                    " did not declare the service " + copy(service));
+      nlohmann::json parsed = detail::toView(request).empty()
+                                  ? nlohmann::json::object()
+                                  : nlohmann::json::parse(detail::toView(request), nullptr, false);
+      if (!parsed.is_object())
+        return host.answerError(out, 400, "the request is not a JSON object");
+      parsed["project_id"] = ctx->projectId;
+      parsed["account_id"] = ctx->accountId;
+      std::string text = parsed.dump();
+      auto it = host.services_.find(copy(service));
+      if (it == host.services_.end())
+        return host.answerError(out, 503, "no plugin offers the service " + copy(service));
+      return it->second.fn(it->second.user, method, detail::toStr(text), out);
+    };
+    api_.install_log = [](berth_install_ctx* raw, uint32_t level, berth_str message) {
+      auto* ctx = reinterpret_cast<InstallCtx*>(raw);
+      std::lock_guard<std::mutex> lock(ctx->host->mutex_);
+      ctx->host->logs_.push_back(
+          {static_cast<LogLevel>(level), ctx->requestId, ctx->projectName, copy(message)});
     };
     api_.account_get = [](berth_host* h, berth_str idOrSlug, berth_account_visit_fn visit,
                           void* context) -> int32_t {
@@ -1025,7 +1140,9 @@ class FakeHost {
   std::vector<InstallerRecord> installers_;
   std::deque<detail::ServiceEntry> fakeServices_;
   std::deque<detail::HookEntry> fakeHooks_;
-  std::deque<detail::InstallerEntry> fakeInstallers_;
+  std::deque<detail::AppInstallerEntry> fakeInstallers_;
+  std::string shareDir_ = "/usr/share/berth";
+  std::string pluginId_ = "plugin";
 
   mutable std::mutex mutex_;  // guards what handlers on other threads may touch
   std::vector<std::shared_ptr<Exchange>> exchanges_;

@@ -1,0 +1,102 @@
+#include "install_runs.hpp"
+
+#include <chrono>
+
+namespace berth::templates {
+
+namespace {
+
+constexpr const char* kColumns =
+    "id, project_id, project_name, template, caller, status, started_at, finished_at, error, "
+    "answer::text AS answer";
+
+int64_t nowSeconds() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+InstallRun runAt(const berth::DbResult& r, int64_t row) {
+  InstallRun run;
+  run.id = r.get<int64_t>(row, "id");
+  run.project_id = r.get<std::string>(row, "project_id");
+  run.project_name = r.get<std::string>(row, "project_name");
+  run.template_slug = r.get<std::string>(row, "template");
+  run.caller = r.get<std::string>(row, "caller");
+  run.status = r.get<std::string>(row, "status");
+  run.started_at = r.get<int64_t>(row, "started_at");
+  run.finished_at = r.get<std::optional<int64_t>>(row, "finished_at");
+  run.error = r.get<std::optional<std::string>>(row, "error");
+  auto answer = r.get<std::optional<std::string>>(row, "answer");
+  run.answer = answer ? nlohmann::json::parse(*answer, nullptr, false) : nlohmann::json(nullptr);
+  return run;
+}
+
+}  // namespace
+
+nlohmann::json toJson(const InstallRun& run) {
+  return {{"project", run.project_name},
+          {"template", run.template_slug},
+          {"status", run.status},
+          {"started_at", run.started_at},
+          {"finished_at", run.finished_at ? nlohmann::json(*run.finished_at) : nullptr},
+          {"error", run.error ? nlohmann::json(*run.error) : nullptr}};
+}
+
+std::optional<InstallRun> InstallRuns::begin(const std::string& project_id,
+                                             const std::string& project_name,
+                                             const std::string& template_slug,
+                                             const std::string& caller) const {
+  int64_t now = nowSeconds();
+  db_.exec(
+      "UPDATE templates.installs SET status = 'failed', finished_at = $2, "
+      "error = 'berthd stopped during the install; run it again' "
+      "WHERE project_id = $1 AND status = 'installing' AND heartbeat_at < $3",
+      project_id, now, now - kStaleAfterSeconds);
+  auto r = db_.exec(std::string("INSERT INTO templates.installs (project_id, project_name, "
+                                "template, caller, status, started_at, heartbeat_at) VALUES "
+                                "($1, $2, $3, $4, 'installing', $5, $5) "
+                                "ON CONFLICT (project_id) WHERE status = 'installing' DO NOTHING "
+                                "RETURNING ") +
+                        kColumns,
+                    project_id, project_name, template_slug, caller, now);
+  if (r.empty()) return std::nullopt;
+  return runAt(r, 0);
+}
+
+void InstallRuns::heartbeat(int64_t id) const {
+  db_.exec(
+      "UPDATE templates.installs SET heartbeat_at = $2 WHERE id = $1 AND status = "
+      "'installing'",
+      id, nowSeconds());
+}
+
+void InstallRuns::finish(int64_t id, const nlohmann::json& answer) const {
+  db_.exec(
+      "UPDATE templates.installs SET status = 'installed', finished_at = $2, "
+      "answer = $3::jsonb WHERE id = $1",
+      id, nowSeconds(), answer.dump());
+}
+
+void InstallRuns::fail(int64_t id, const std::string& error) const {
+  db_.exec(
+      "UPDATE templates.installs SET status = 'failed', finished_at = $2, error = $3 "
+      "WHERE id = $1",
+      id, nowSeconds(), error);
+}
+
+std::optional<InstallRun> InstallRuns::latest(const std::string& project_id,
+                                              const std::string& template_slug) const {
+  auto r = db_.exec(std::string("SELECT ") + kColumns +
+                        " FROM templates.installs WHERE project_id = $1 AND template = $2 "
+                        "ORDER BY id DESC LIMIT 1",
+                    project_id, template_slug);
+  if (r.empty()) return std::nullopt;
+  return runAt(r, 0);
+}
+
+int64_t InstallRuns::removeProject(const std::string& project_id) const {
+  return db_.exec("DELETE FROM templates.installs WHERE project_id = $1", project_id).affected();
+}
+
+}  // namespace berth::templates

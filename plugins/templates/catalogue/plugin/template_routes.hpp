@@ -1,0 +1,45 @@
+// The catalogue's routes:
+//   GET  /app-templates                                   (no token) the catalogue
+//   POST /projects/{name}/app-templates/{slug}/install    runs the installer through the core
+//   GET  /projects/{name}/app-templates/{slug}/install    the latest install's state
+// README.md beside this folder gives every answer.
+#pragma once
+#include <berth/plugin.hpp>
+
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+namespace berth::templates {
+
+struct Settings {
+  int answer_within_seconds = 20;  // then 202, and the install goes on
+};
+
+// The installs running on this node: their threads (joined at stop) and their rows (whose
+// heartbeat the plugin's job renews).
+class InstallWorkers {
+ public:
+  ~InstallWorkers() { joinAll(); }
+  void run(int64_t run_id, std::function<void()> work);
+  std::vector<int64_t> running() const;
+  void joinAll();
+
+ private:
+  mutable std::mutex mutex_;
+  std::set<int64_t> running_;
+  std::vector<std::thread> threads_;
+};
+
+struct Context {
+  const berth::Services* services = nullptr;
+  Settings settings;
+  InstallWorkers workers;
+};
+
+void registerTemplateRoutes(berth::Registrar& r, Context& context);
+
+}  // namespace berth::templates

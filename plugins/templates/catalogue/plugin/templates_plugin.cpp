@@ -1,0 +1,48 @@
+// The templates plugin: the app-template catalogue and its install route. Installers are
+// other plugins (plugins/templates/<app>/); the core runs them for this plugin
+// (Services::runInstall). README.md beside this folder lists every answer and setting.
+#include <berth/plugin.hpp>
+
+#include "install_runs.hpp"
+#include "template_routes.hpp"
+
+#include "berth_migrations_templates.inc"
+
+namespace berth::templates {
+
+class TemplatesPlugin final : public berth::Plugin {
+ public:
+  void registerAll(berth::Registrar& r) override {
+    r.configInt("answer_within_seconds", 20,
+                "an install still running after this answers 202 and goes on; GET the same "
+                "address to follow it",
+                berth::IntRange{0, 600});
+    r.migrations(kBerthMigrations, kBerthMigrationCount);
+    registerTemplateRoutes(r, context_);
+    r.hook("project.deleted", [this](const nlohmann::json& payload) {
+      if (payload.is_object() && payload.contains("id") && payload["id"].is_string())
+        InstallRuns(context_.services->db()).removeProject(payload["id"].get<std::string>());
+    });
+    // A running install's row says it is alive; one whose node died stops saying so and is
+    // taken over by the next attempt (InstallRuns::kStaleAfterSeconds).
+    r.job("heartbeat", std::chrono::seconds(30), [this](berth::JobContext&) {
+      InstallRuns runs(context_.services->db());
+      for (int64_t id : context_.workers.running()) runs.heartbeat(id);
+    });
+  }
+
+  void start(berth::Services& services) override {
+    context_.services = &services;
+    context_.settings.answer_within_seconds = services.config().value("answer_within_seconds", 20);
+  }
+
+  void stop() override { context_.workers.joinAll(); }
+
+ private:
+  Context context_;
+};
+
+}  // namespace berth::templates
+
+BERTH_PLUGIN(berth::templates::TemplatesPlugin, "templates", "1.0.0",
+             "the app-template catalogue and its install route", BERTH_KIND_FEATURE, "projects")
