@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: MIT
+/** @file
+ *  projects.directory.v1: what other plugins may ask the projects plugin about projects.
+ *  Header-only, no ABI: the requests and answers as types, their JSON written and read once
+ *  (the projects plugin reads requests and writes answers with it, consumers the other way
+ *  round), the access rule `find` and `can_manage` answer with, and a typed client:
+ *
+ *      berth::ProjectsDirectory directory(services());
+ *      berth::projects_directory::Project p = directory.find(caller_account_id, name);  // or 404
+ *
+ *  Methods (request -> answer; the JSON names are the fields of the structs below):
+ *  - `find` {account_id, name} -> Project, if the account reaches the project (see reaches()).
+ *  - `get` {id} or {name} -> Project.
+ *  - `by_host` {host} -> Project: `<name>.<apps_domain>`, or a verified custom domain.
+ *  - `database` {id} or {name} -> Database: the project's own role, never a superuser.
+ *  - `secrets` {id or name, scope} -> {vars: {NAME: value}} (scope "runtime" or "build"; a
+ *    secret of scope "both" is in either).
+ *  - `can_manage` {account_id, id or name} -> {allowed}: owner, or admin of the project's team.
+ *  - `account_projects` {account_id} -> {ids}: every project of the account, in any state
+ *    (one being made or removed too), by id.
+ *
+ *  Invariants:
+ *  - Only ready projects are answered; anything else is 404, with the texts of notFound()
+ *    ("no project called <name or id>") and notAt() ("no project at <host>"). find answers a
+ *    project the account cannot reach exactly like a missing one, so a handler passes the
+ *    404 on as its own and says nothing about other accounts' projects.
+ *  - A Project has every field of the struct, always (answers without one are refused with
+ *    Error 500 by the parser); id, name and account_id never change while the project lives.
+ *  - In a request, a field left out reads as empty (which names no project: 404); a field of
+ *    the wrong type is refused with 400 "<field> must be a string".
+ *  - The wire format is version 1's: new fields may be added to answers, never removed.
+ */
+#ifndef BERTH_SERVICES_PROJECTS_DIRECTORY_HPP
+#define BERTH_SERVICES_PROJECTS_DIRECTORY_HPP
+
+#include <berth/accounts.hpp>
+#include <berth/error.hpp>
+#include <berth/services.hpp>
+#include <berth/services/service_json.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace berth {
+namespace projects_directory {
+
+inline constexpr std::string_view kService = "projects.directory.v1";
+
+inline constexpr std::string_view kFind = "find";
+inline constexpr std::string_view kGet = "get";
+inline constexpr std::string_view kByHost = "by_host";
+inline constexpr std::string_view kDatabase = "database";
+inline constexpr std::string_view kSecrets = "secrets";
+inline constexpr std::string_view kCanManage = "can_manage";
+inline constexpr std::string_view kAccountProjects = "account_projects";
+
+/** The scopes `secrets` is asked for. */
+inline constexpr std::string_view kRuntimeScope = "runtime";  ///< what the running app gets
+inline constexpr std::string_view kBuildScope = "build";      ///< what a release's build gets
+
+/** The longest cache_ttl a project may have (one year, in seconds). */
+inline constexpr uint32_t kMaxCacheTtl = 31536000;
+
+// ---- answers ------------------------------------------------------------------------------
+
+/** A project, as find, get and by_host answer it. */
+struct Project {
+  std::string id;          ///< what other plugins key their rows by
+  std::string name;        ///< unique on the platform; also the first label of `host`
+  std::string label;       ///< the name a person gave it
+  std::string account_id;  ///< the account (a user's own, or a team) it belongs to
+  std::string host;        ///< `<name>.<apps_domain>`: its own host (never a custom domain)
+  std::string url;         ///< `http://<host>[:port]`
+  std::string region;
+  std::string cmd;  ///< the start command set on the project; may be empty
+  bool ignore_dockerfile = false;
+  bool cache_enabled = true;  ///< may the edge cache its answers
+  uint32_t cache_ttl = 60;    ///< seconds, 0 to kMaxCacheTtl
+
+  bool operator==(const Project&) const = default;
+};
+
+inline nlohmann::json toJson(const Project& p) {
+  return {{"id", p.id},
+          {"name", p.name},
+          {"label", p.label},
+          {"account_id", p.account_id},
+          {"host", p.host},
+          {"url", p.url},
+          {"region", p.region},
+          {"cmd", p.cmd},
+          {"ignore_dockerfile", p.ignore_dockerfile},
+          {"cache_enabled", p.cache_enabled},
+          {"cache_ttl", p.cache_ttl}};
+}
+
+/** @param method the method that answered (for the message of a refusal).
+ *  @throw Error 500 naming the field when one is missing or of the wrong type. */
+inline Project parseProject(const nlohmann::json& answer, std::string_view method = kGet) {
+  service_json::Answer a(answer, kService, method);
+  Project p;
+  p.id = a.text("id");
+  p.name = a.text("name");
+  p.label = a.text("label");
+  p.account_id = a.text("account_id");
+  p.host = a.text("host");
+  p.url = a.text("url");
+  p.region = a.text("region");
+  p.cmd = a.text("cmd");
+  p.ignore_dockerfile = a.flag("ignore_dockerfile");
+  p.cache_enabled = a.flag("cache_enabled");
+  const int64_t ttl = a.integer("cache_ttl");
+  if (ttl < 0 || ttl > kMaxCacheTtl) throw a.refusal("cache_ttl", "0 to 31536000 seconds");
+  p.cache_ttl = static_cast<uint32_t>(ttl);
+  return p;
+}
+
+/** The project's own database, reached as the project's own login role. */
+struct Database {
+  std::string url;       ///< a libpq URL with the role's password
+  std::string database;  ///< the database's name
+  std::string role;      ///< the login role's name
+
+  bool operator==(const Database&) const = default;
+};
+
+inline nlohmann::json toJson(const Database& d) {
+  return {{"url", d.url}, {"database", d.database}, {"role", d.role}};
+}
+
+inline Database parseDatabase(const nlohmann::json& answer) {
+  service_json::Answer a(answer, kService, kDatabase);
+  return {a.text("url"), a.text("database"), a.text("role")};
+}
+
+/** The answer of `secrets`: every secret of the scope, by name, opened. */
+using SecretValues = std::map<std::string, std::string>;
+
+inline nlohmann::json secretsJson(const SecretValues& vars) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [name, value] : vars) out[name] = value;
+  return {{"vars", std::move(out)}};
+}
+
+inline SecretValues parseSecrets(const nlohmann::json& answer) {
+  service_json::Answer a(answer, kService, kSecrets);
+  service_json::Answer vars = a.object("vars");
+  SecretValues out;
+  for (const auto& item : vars.json().items()) out[item.key()] = vars.text(item.key());
+  return out;
+}
+
+inline nlohmann::json allowedJson(bool allowed) {
+  return {{"allowed", allowed}};
+}
+inline bool parseAllowed(const nlohmann::json& answer) {
+  return service_json::Answer(answer, kService, kCanManage).flag("allowed");
+}
+
+inline nlohmann::json idsJson(const std::vector<std::string>& ids) {
+  return {{"ids", ids}};
+}
+inline std::vector<std::string> parseIds(const nlohmann::json& answer) {
+  return service_json::Answer(answer, kService, kAccountProjects).texts("ids");
+}
+
+// ---- requests -----------------------------------------------------------------------------
+
+/** One project, by id or by name (get, database, secrets, can_manage). With both, the id
+ *  decides. */
+struct ProjectKey {
+  std::optional<std::string> id;
+  std::optional<std::string> name;
+
+  static ProjectKey byId(std::string id) { return {std::move(id), std::nullopt}; }
+  static ProjectKey byName(std::string name) { return {std::nullopt, std::move(name)}; }
+  /** What a 404 names: the name when the request gave one, else the id. */
+  std::string shown() const { return name ? *name : id.value_or(""); }
+
+  bool operator==(const ProjectKey&) const = default;
+};
+
+/** Adds the key's fields to a request object. */
+inline void addTo(nlohmann::json& request, const ProjectKey& key) {
+  if (key.id) request["id"] = *key.id;
+  if (key.name) request["name"] = *key.name;
+}
+inline nlohmann::json toJson(const ProjectKey& key) {
+  nlohmann::json request = nlohmann::json::object();
+  addTo(request, key);
+  return request;
+}
+/** @throw Error 400 "id must be a string" (or name). */
+inline ProjectKey parseProjectKey(const nlohmann::json& request) {
+  return {service_json::optionalText(request, "id"), service_json::optionalText(request, "name")};
+}
+
+struct FindRequest {
+  std::string account_id;  ///< whose reach decides (usually the caller's account)
+  std::string name;
+};
+inline nlohmann::json toJson(const FindRequest& r) {
+  return {{"account_id", r.account_id}, {"name", r.name}};
+}
+inline FindRequest parseFindRequest(const nlohmann::json& request) {
+  return {service_json::optionalText(request, "account_id").value_or(""),
+          service_json::optionalText(request, "name").value_or("")};
+}
+
+inline nlohmann::json byHostJson(std::string_view host) {
+  return {{"host", host}};
+}
+inline std::string parseByHostRequest(const nlohmann::json& request) {
+  return service_json::optionalText(request, "host").value_or("");
+}
+
+struct SecretsRequest {
+  ProjectKey project;
+  std::string scope = std::string(kRuntimeScope);
+};
+inline nlohmann::json toJson(const SecretsRequest& r) {
+  nlohmann::json request = {{"scope", r.scope}};
+  addTo(request, r.project);
+  return request;
+}
+/** A request without scope asks for "runtime". */
+inline SecretsRequest parseSecretsRequest(const nlohmann::json& request) {
+  return {parseProjectKey(request),
+          service_json::optionalText(request, "scope").value_or(std::string(kRuntimeScope))};
+}
+
+struct CanManageRequest {
+  std::string account_id;
+  ProjectKey project;
+};
+inline nlohmann::json toJson(const CanManageRequest& r) {
+  nlohmann::json request = {{"account_id", r.account_id}};
+  addTo(request, r.project);
+  return request;
+}
+inline CanManageRequest parseCanManageRequest(const nlohmann::json& request) {
+  return {service_json::optionalText(request, "account_id").value_or(""), parseProjectKey(request)};
+}
+
+inline nlohmann::json accountJson(std::string_view account_id) {
+  return {{"account_id", account_id}};
+}
+/** The account_id of account_projects' request. */
+inline std::string parseAccountRequest(const nlohmann::json& request) {
+  return service_json::optionalText(request, "account_id").value_or("");
+}
+
+// ---- the rule and the refusals --------------------------------------------------------------
+
+/** How far an account must reach a project. */
+enum class Reach {
+  See,     ///< find: read and change it (any member of its account)
+  Manage,  ///< can_manage: delete it, import a database (the owner, or an admin of its team)
+};
+
+/** The access rule, written once: an account reaches a project when the project's account is
+ *  among the account's memberships (Services::memberships(): its own account, as owner, and
+ *  every team it belongs to, with its role there); to manage it, its role there must be owner
+ *  or admin. The projects plugin answers find and can_manage with it. A consumer asks find or
+ *  can_manage; only one that must decide from a Project it kept, without a service call (on a
+ *  core thread), calls this itself. */
+inline bool reaches(const std::vector<Account>& memberships, std::string_view project_account_id,
+                    Reach reach) {
+  for (const Account& account : memberships)
+    if (account.id == project_account_id) return reach == Reach::See || account.canManage();
+  return false;
+}
+
+/** The same with the account's memberships read from the core (which keeps them).
+ *  @throw Error 503 when they could not be read. */
+inline bool reaches(const Services& services, std::string_view account_id,
+                    std::string_view project_account_id, Reach reach) {
+  return reaches(services.memberships(account_id), project_account_id, reach);
+}
+
+/** The 404 of find, get, database, secrets and can_manage. */
+inline Error notFound(std::string_view name_or_id) {
+  return Error::notFound("no project called " + std::string(name_or_id));
+}
+/** The 404 of by_host. */
+inline Error notAt(std::string_view host) {
+  return Error::notFound("no project at " + std::string(host));
+}
+
+}  // namespace projects_directory
+
+/** The typed client of projects.directory.v1: each method asks the service once and parses its
+ *  answer. Errors pass through as the service answered them (a 404 stays a 404 with the
+ *  directory's text); a missing projects plugin is Error 500 "service projects.directory.v1 is
+ *  not available"; an answer that breaks the contract is Error 500 naming the field.
+ *  Cheap to make: it holds a pointer to the Services. */
+class ProjectsDirectory {
+ public:
+  using Project = projects_directory::Project;
+  using ProjectKey = projects_directory::ProjectKey;
+
+  explicit ProjectsDirectory(const Services& services) : services_(&services) {}
+
+  /** The project called `name` if `account_id` reaches it (projects_directory::reaches).
+   *  @throw Error 404 "no project called <name>", for a missing project and another
+   *  account's alike. */
+  Project find(std::string_view account_id, std::string_view name) const {
+    using namespace projects_directory;
+    return parseProject(ask(kFind, toJson(FindRequest{std::string(account_id), std::string(name)})),
+                        kFind);
+  }
+
+  /** @throw Error 404 "no project called <name or id>". */
+  Project get(const ProjectKey& key) const {
+    using namespace projects_directory;
+    return parseProject(ask(kGet, toJson(key)), kGet);
+  }
+  Project getById(std::string_view id) const { return get(ProjectKey::byId(std::string(id))); }
+
+  /** As getById, with std::nullopt for the 404 (a project removed, or still being made); any
+   *  other error is thrown. */
+  std::optional<Project> tryGetById(std::string_view id) const {
+    try {
+      return getById(id);
+    } catch (const Error& e) {
+      if (e.status() == 404) return std::nullopt;
+      throw;
+    }
+  }
+
+  /** The project at a host: its own `<name>.<apps_domain>` or a verified custom domain.
+   *  @throw Error 404 "no project at <host>". */
+  Project byHost(std::string_view host) const {
+    using namespace projects_directory;
+    return parseProject(ask(kByHost, byHostJson(host)), kByHost);
+  }
+
+  /** @throw Error 404 "no project called <id>". */
+  projects_directory::Database database(std::string_view project_id) const {
+    using namespace projects_directory;
+    return parseDatabase(ask(kDatabase, toJson(ProjectKey::byId(std::string(project_id)))));
+  }
+
+  /** The project's secrets of `scope` (kRuntimeScope or kBuildScope), opened. Empty when the
+   *  server has no secrets key. @throw Error 404 "no project called <id>". */
+  projects_directory::SecretValues secrets(std::string_view project_id,
+                                           std::string_view scope) const {
+    using namespace projects_directory;
+    return parseSecrets(
+        ask(kSecrets,
+            toJson(SecretsRequest{ProjectKey::byId(std::string(project_id)), std::string(scope)})));
+  }
+
+  /** May `account_id` manage the project (the owner, or an admin of its team)?
+   *  @throw Error 404 "no project called <id>". */
+  bool canManage(std::string_view account_id, std::string_view project_id) const {
+    using namespace projects_directory;
+    return parseAllowed(
+        ask(kCanManage, toJson(CanManageRequest{std::string(account_id),
+                                                ProjectKey::byId(std::string(project_id))})));
+  }
+
+  /** The ids of every project of the account, in any state. */
+  std::vector<std::string> accountProjects(std::string_view account_id) const {
+    using namespace projects_directory;
+    return parseIds(ask(kAccountProjects, accountJson(account_id)));
+  }
+
+ private:
+  nlohmann::json ask(std::string_view method, const nlohmann::json& request) const {
+    return services_->call(projects_directory::kService, method, request);
+  }
+
+  const Services* services_;
+};
+
+}  // namespace berth
+
+#endif  // BERTH_SERVICES_PROJECTS_DIRECTORY_HPP
