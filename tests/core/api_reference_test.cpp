@@ -22,7 +22,7 @@ class ApiReference : public ProjectsServerSuite {
  protected:
   static void SetUpTestSuite() {
     BerthdOptions options;
-    options.plugins = {"projects", "storage", "scheduler", "runtime", "sqlconsole"};
+    options.plugins = {"projects", "storage", "scheduler", "runtime", "sqlconsole", "templates"};
     options.extra_yaml = secretsKeyYaml();
     startServer(options);
   }
@@ -213,6 +213,12 @@ TEST_F(ApiReference, RealAnswersMatchTheDocumentsSchemas) {
   api.get(p + "/logs?limit=5");
   api.get(p + "/logs?after=0");
   api.get(p + "/logs?limit=nope");  // 400
+
+  // App templates.
+  nobody.get("/app-templates");
+  api.post(p + "/app-templates/ghost/install", nlohmann::json::object());    // 400
+  api.post(p + "/app-templates/nothing/install", nlohmann::json::object());  // 404
+  api.get(p + "/app-templates/ghost/install");                               // 404
 
   // Last, the account's own refusals and the project's removal.
   member.del(p);  // 404: not the member's project
