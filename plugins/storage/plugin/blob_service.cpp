@@ -2,6 +2,8 @@
 
 #include <openssl/evp.h>
 
+#include <berth/services/storage_blobs.hpp>
+#include <berth/services/storage_stats.hpp>
 #include <berth/spooled_body.hpp>
 
 #include <algorithm>
@@ -15,62 +17,11 @@ namespace {
 using berth::Error;
 using nlohmann::json;
 
-constexpr int64_t kDefaultListLimit = 1000;
-constexpr int64_t kMaxListLimit = 10000;
-constexpr int64_t kMaxReadBytes = 4 * 1024 * 1024;
+namespace contract = berth::storage_blobs;
 
-std::string requiredString(const json& request, const char* name) {
-  auto it = request.find(name);
-  if (it == request.end() || !it->is_string())
-    throw Error::badRequest(std::string(name) + " is required and must be a string");
-  return it->get<std::string>();
-}
-
-std::string optionalString(const json& request, const char* name, std::string fallback = "") {
-  auto it = request.find(name);
-  if (it == request.end() || it->is_null()) return fallback;
-  if (!it->is_string()) throw Error::badRequest(std::string(name) + " must be a string");
-  return it->get<std::string>();
-}
-
-std::optional<int64_t> optionalCount(const json& request, const char* name) {
-  auto it = request.find(name);
-  if (it == request.end() || it->is_null()) return std::nullopt;
-  if (!it->is_number_integer() || it->get<int64_t>() < 0)
-    throw Error::badRequest(std::string(name) + " must be a non-negative integer");
-  return it->get<int64_t>();
-}
-
-void refuseIf(const std::optional<std::string>& why) {
-  if (why) throw Error::badRequest(*why);
-}
-
-// (project_id, space, key) of a request, checked.
-struct BlobAddress {
-  std::string project_id, space, key;
-};
-
-BlobAddress addressOf(const json& request, bool with_key = true) {
-  BlobAddress a{requiredString(request, "project_id"), requiredString(request, "space"), ""};
-  refuseIf(projectIdRefusal(a.project_id));
-  refuseIf(spaceRefusal(a.space));
-  if (with_key) {
-    a.key = requiredString(request, "key");
-    refuseIf(keyRefusal(a.key));
-  }
-  return a;
-}
-
-json blobJson(const BlobRecord& b) {
-  return {{"project_id", b.project_id},
-          {"space", b.space},
-          {"key", b.key},
-          {"size", b.size},
-          {"content_type", b.content_type},
-          {"sha256", b.sha256},
-          {"etag", b.etag()},
-          {"created_at", b.created_at},
-          {"updated_at", b.updated_at}};
+contract::Blob blobOf(const BlobRecord& b) {
+  return {b.project_id, b.space,  b.key,        b.size,      b.content_type,
+          b.sha256,     b.etag(), b.created_at, b.updated_at};
 }
 
 std::string base64(std::string_view bytes) {
@@ -95,107 +46,81 @@ class BlobService {
   explicit BlobService(Context& context) : c_(context) {}
 
   json put(const json& request) const {
-    BlobAddress a = addressOf(request);
-    std::string from = requiredString(request, "from_file");
-    if (from.empty() || from[0] != '/')
-      throw Error::badRequest("from_file must be an absolute path");
+    contract::PutRequest put = contract::parsePutRequest(request);
+    const contract::BlobAddress& a = put.blob;
     // Only a body the edge spooled: never a path a caller named.
     if (!berth::isSpooledBody(c_.services->coreSetting(berth::kEdgeBodyDirSetting).value_or(""),
-                              from))
+                              put.from_file))
       throw Error::badRequest("from_file must be a request body the edge spooled");
-    std::string type = optionalString(request, "content_type");
-    if (type.empty()) type = c_.mime.typeOf(a.key);
+    std::string type = put.content_type.empty() ? c_.mime.typeOf(a.key) : put.content_type;
     if (!isMediaType(type))
       throw Error::badRequest("content_type must be a media type such as text/plain");
-    auto move = request.find("move");
-    if (move != request.end() && !move->is_boolean() && !move->is_null())
-      throw Error::badRequest("move must be a boolean");
-    bool take = move != request.end() && move->is_boolean() && move->get<bool>();
-    return blobJson(c_.store->putFile(logTo(a), a.project_id, a.space, a.key, from, take, type));
+    return toJson(blobOf(
+        c_.store->putFile(logTo(a), a.project_id, a.space, a.key, put.from_file, put.move, type)));
   }
 
   json get(const json& request) const {
-    Range asked = askedRange(request, std::nullopt);
-    BlobRecord b = existing(request);
-    auto [offset, length] = asked.within(b);
-    json answer = blobJson(b);
-    if (auto path = c_.store->localPath(b)) answer["path"] = *path;
-    answer["offset"] = offset;
-    answer["length"] = length;
-    return answer;
+    contract::RangeRequest asked = contract::parseRangeRequest(request, /*capped_read=*/false);
+    BlobRecord b = existing(asked.blob);
+    auto [offset, length] = within(asked, b);
+    return toJson(contract::BlobSlice{blobOf(b), c_.store->localPath(b), offset, length});
   }
 
   json read(const json& request) const {
-    Range asked = askedRange(request, kMaxReadBytes);
-    BlobRecord b = existing(request);
-    auto [offset, length] = asked.within(b);
-    json answer = blobJson(b);
-    answer["offset"] = offset;
-    answer["length"] = length;
-    answer["data_base64"] = base64(
-        c_.store->read(logTo(b), b, static_cast<uint64_t>(offset), static_cast<uint64_t>(length)));
-    return answer;
+    contract::RangeRequest asked = contract::parseRangeRequest(request, /*capped_read=*/true);
+    BlobRecord b = existing(asked.blob);
+    auto [offset, length] = within(asked, b);
+    return toJson(
+        contract::BlobBytes{blobOf(b), offset, length,
+                            base64(c_.store->read(logTo(b), b, static_cast<uint64_t>(offset),
+                                                  static_cast<uint64_t>(length)))});
   }
 
-  json stat(const json& request) const { return blobJson(existing(request)); }
+  json stat(const json& request) const {
+    return toJson(blobOf(existing(contract::parseAddress(request))));
+  }
 
   json remove(const json& request) const {
-    BlobAddress a = addressOf(request);
-    return {{"deleted", c_.store->remove(logTo(a), a.project_id, a.space, a.key)}};
+    contract::BlobAddress a = contract::parseAddress(request);
+    return contract::deletedJson(c_.store->remove(logTo(a), a.project_id, a.space, a.key));
   }
 
   json removePrefix(const json& request) const {
-    BlobAddress a = addressOf(request, false);
-    std::string prefix = requiredString(request, "prefix");
-    return {{"deleted", c_.store->removePrefix(logTo(a), a.project_id, a.space, prefix)}};
+    contract::PrefixRequest r = contract::parsePrefixRequest(request);
+    return contract::deletedCountJson(c_.store->removePrefix(
+        logTo(contract::BlobAddress{r.project_id, r.space, ""}), r.project_id, r.space, r.prefix));
   }
 
   json list(const json& request) const {
-    BlobAddress a = addressOf(request, false);
-    std::string prefix = optionalString(request, "prefix");
-    std::string after = optionalString(request, "after");
-    int64_t limit = optionalCount(request, "limit").value_or(kDefaultListLimit);
-    if (limit < 1 || limit > kMaxListLimit)
-      throw Error::badRequest("limit must be between 1 and " + std::to_string(kMaxListLimit));
-    json blobs = json::array();
-    std::vector<BlobRecord> found = c_.store->list(a.project_id, a.space, prefix, after, limit);
-    for (const auto& b : found) blobs.push_back(blobJson(b));
-    json next = static_cast<int64_t>(found.size()) == limit ? json(found.back().key) : json();
-    return {{"blobs", std::move(blobs)}, {"next", std::move(next)}};
+    contract::ListRequest r = contract::parseListRequest(request);
+    contract::BlobList page;
+    for (const auto& b : c_.store->list(r.project_id, r.space, r.prefix, r.after, r.limit))
+      page.blobs.push_back(blobOf(b));
+    if (static_cast<int64_t>(page.blobs.size()) == r.limit) page.next = page.blobs.back().key;
+    return toJson(page);
   }
 
  private:
   // Services have no request; the project id names the project in log lines.
-  LogTo logTo(const BlobAddress& a) const { return {c_.logger().withProject(a.project_id), ""}; }
+  LogTo logTo(const contract::BlobAddress& a) const {
+    return {c_.logger().withProject(a.project_id), ""};
+  }
   LogTo logTo(const BlobRecord& b) const { return {c_.logger().withProject(b.project_id), ""}; }
 
-  BlobRecord existing(const json& request) const {
-    BlobAddress a = addressOf(request);
+  BlobRecord existing(const contract::BlobAddress& a) const {
     std::optional<BlobRecord> b = c_.store->find(a.project_id, a.space, a.key);
     if (!b) throw Error::notFound("no blob called " + a.key + " in " + a.space);
     return *b;
   }
 
-  // offset (default 0) and length (default: to the end, or `cap`), checked before the blob
-  // is looked up and then against its size.
-  struct Range {
-    int64_t offset = 0;
-    std::optional<int64_t> length;
-
-    std::pair<int64_t, int64_t> within(const BlobRecord& b) const {
-      if (offset > b.size)
-        throw Error(416, "the range starts after the end of the blob (" + std::to_string(b.size) +
-                             " bytes)");
-      return {offset, std::min(length.value_or(b.size), b.size - offset)};
-    }
-  };
-
-  static Range askedRange(const json& request, std::optional<int64_t> cap) {
-    Range range{optionalCount(request, "offset").value_or(0), optionalCount(request, "length")};
-    if (cap && range.length && *range.length > *cap)
-      throw Error::badRequest("read returns at most " + std::to_string(*cap) + " bytes at a time");
-    if (cap && !range.length) range.length = cap;
-    return range;
+  // The range asked, checked against the blob's size (offset and length were checked before
+  // the blob was looked up).
+  static std::pair<int64_t, int64_t> within(const contract::RangeRequest& asked,
+                                            const BlobRecord& b) {
+    if (asked.offset > b.size)
+      throw Error(
+          416, "the range starts after the end of the blob (" + std::to_string(b.size) + " bytes)");
+    return {asked.offset, std::min(asked.length.value_or(b.size), b.size - asked.offset)};
   }
 
   Context& c_;
@@ -205,40 +130,33 @@ class BlobService {
 
 void registerBlobService(berth::Registrar& r, Context& context) {
   auto s = std::make_shared<BlobService>(context);
-  r.service("storage.blobs.v1",
-            berth::ServiceMethods{
-                {"put", [s](const json& q) { return s->put(q); }},
-                {"get", [s](const json& q) { return s->get(q); }},
-                {"read", [s](const json& q) { return s->read(q); }},
-                {"stat", [s](const json& q) { return s->stat(q); }},
-                {"delete", [s](const json& q) { return s->remove(q); }},
-                {"delete_prefix", [s](const json& q) { return s->removePrefix(q); }},
-                {"list", [s](const json& q) { return s->list(q); }},
-            });
+  r.service(
+      std::string(contract::kService),
+      berth::ServiceMethods{
+          {std::string(contract::kPut), [s](const json& q) { return s->put(q); }},
+          {std::string(contract::kGet), [s](const json& q) { return s->get(q); }},
+          {std::string(contract::kRead), [s](const json& q) { return s->read(q); }},
+          {std::string(contract::kStat), [s](const json& q) { return s->stat(q); }},
+          {std::string(contract::kDelete), [s](const json& q) { return s->remove(q); }},
+          {std::string(contract::kDeletePrefix), [s](const json& q) { return s->removePrefix(q); }},
+          {std::string(contract::kList), [s](const json& q) { return s->list(q); }},
+      });
 }
 
 void registerStatsService(berth::Registrar& r, Context& context) {
   Context* c = &context;
-  r.service("storage.stats.v1",
+  r.service(std::string(berth::storage_stats::kService),
             berth::ServiceMethods{
-                {"projects",
+                {std::string(berth::storage_stats::kProjects),
                  [c](const json& request) {
-                   auto ids = request.find("ids");
-                   if (ids == request.end() || !ids->is_array())
-                     throw Error::badRequest("ids is required and must be an array of strings");
-                   std::vector<std::string> wanted;
-                   for (const auto& id : *ids) {
-                     if (!id.is_string())
-                       throw Error::badRequest("ids is required and must be an array of strings");
-                     wanted.push_back(id.get<std::string>());
-                   }
+                   std::vector<std::string> wanted = berth::storage_stats::parseIdsRequest(request);
                    std::map<std::string, FileUsage> usage = c->store->fileUsage(wanted);
-                   json answer = json::object();
+                   berth::storage_stats::ProjectFiles answer;
                    for (const auto& id : wanted) {
                      FileUsage u = usage.count(id) > 0 ? usage[id] : FileUsage{};
-                     answer[id] = {{"files_count", u.count}, {"files_bytes", u.bytes}};
+                     answer[id] = {u.count, u.bytes};
                    }
-                   return answer;
+                   return berth::storage_stats::toJson(answer);
                  }},
             });
 }

@@ -1,6 +1,7 @@
 // What every part of the storage plugin shares once it has started.
 #pragma once
 #include <berth/plugin.hpp>
+#include <berth/services/project_host_cache.hpp>
 
 #include <memory>
 #include <string>
@@ -9,7 +10,6 @@
 #include "blob_store.hpp"
 #include "edge_tree.hpp"
 #include "mime_types.hpp"
-#include "project_hosts.hpp"
 #include "quotas.hpp"
 #include "work_queue.hpp"
 
@@ -25,7 +25,9 @@ struct Context {
   std::unique_ptr<BlobBackend> backend;
   std::unique_ptr<BlobStore> store;
   std::unique_ptr<Quotas> quotas;
-  ProjectHosts hosts;
+  // Which project a host is, for /_files/ (by_host, kept a few seconds; the project hooks empty
+  // it on this node).
+  berth::ProjectHostCache hosts;
   std::unique_ptr<EdgeTree> tree;  // null when the edge cannot serve file trees
   WorkQueue work;                  // uploads: off the server threads
   int64_t started_at = 0;  // Unix seconds; objects older than this cannot be writes in flight

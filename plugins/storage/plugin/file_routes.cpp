@@ -17,11 +17,7 @@ using berth::Responder;
 
 const std::string kFiles(kFilesSpace);
 
-struct ProjectRef {
-  std::string id;
-  std::string name;
-  std::string url;
-};
+using Project = berth::projects_directory::Project;
 
 std::string tooLarge() {
   return "the request body is too large for this route (limit " +
@@ -43,7 +39,7 @@ class FileHandlers {
   explicit FileHandlers(Context& context) : c_(context) {}
 
   void upload(const Request& req, Responder& resp) const {
-    ProjectRef project = find(req);
+    Project project = find(req);
     std::string path = req.param("path");
     if (auto why = pathRefusal(path)) throw Error::badRequest(*why);
     std::optional<std::string> spooled = req.bodyFile();
@@ -79,7 +75,7 @@ class FileHandlers {
   }
 
   void list(const Request& req, Responder& resp) const {
-    ProjectRef project = find(req);
+    Project project = find(req);
     nlohmann::json files = nlohmann::json::array();
     for (const auto& b : c_.store->list(project.id, kFiles, "", "", kListEverything))
       files.push_back(fileJson(b, project.url));
@@ -87,7 +83,7 @@ class FileHandlers {
   }
 
   void remove(const Request& req, Responder& resp) const {
-    ProjectRef project = find(req);
+    Project project = find(req);
     std::string path = req.param("path");
     if (auto why = pathRefusal(path)) throw Error::badRequest(*why);
     LogTo log{c_.logger().withProject(project.name), req.id()};
@@ -110,7 +106,7 @@ class FileHandlers {
   // GET and HEAD /_files/<path> on a project host: the edge sends the object itself
   // (sendfile, Range, ETag, Last-Modified, conditional requests); berthd only finds it.
   void serve(const Request& req, Responder& resp) const {
-    HostedProject project = c_.hosts.find(*c_.services, req.host());
+    Project project = c_.hosts.byHost(berth::ProjectsDirectory(*c_.services), req.host());
     std::string path = req.param("path");
     if (pathRefusal(path)) throw Error::notFound("no such file");
     std::optional<BlobRecord> blob = c_.store->findServed(project.id, kFiles, path);
@@ -147,12 +143,8 @@ class FileHandlers {
   static constexpr int64_t kListEverything = 1000000;
 
   // A project the caller can reach, else 404 "no project called {name}" from the directory.
-  ProjectRef find(const Request& req) const {
-    nlohmann::json summary =
-        c_.services->call("projects.directory.v1", "find",
-                          {{"account_id", req.caller().accountId}, {"name", req.param("name")}});
-    return {summary.at("id").get<std::string>(), summary.at("name").get<std::string>(),
-            summary.value("url", "")};
+  Project find(const Request& req) const {
+    return berth::ProjectsDirectory(*c_.services).find(req.caller().accountId, req.param("name"));
   }
 
   // The edge names the file it spooled the body to; the store takes it over, so it must be

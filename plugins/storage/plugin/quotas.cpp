@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <berth/services/projects_directory.hpp>
+
 #include "blob_names.hpp"
 
 namespace berth::storage {
@@ -23,14 +25,10 @@ PutLimits Quotas::limitsFor(const std::string& project_id, const std::string& sp
   PutLimits limits;
   limits.lock_key = "project:" + project_id;
   if (space == kFilesSpace) limits.max_files = settings_.max_files_per_project;
-  std::string account_id;
-  try {
-    account_id = services_.call("projects.directory.v1", "get", {{"id", project_id}})
-                     .value("account_id", "");
-  } catch (const Error& e) {
-    if (e.status() != 404) throw;
-  }
-  if (account_id.empty()) return limits;
+  const berth::ProjectsDirectory directory(services_);
+  std::optional<berth::projects_directory::Project> project = directory.tryGetById(project_id);
+  if (!project) return limits;  // being made or removed: no disk quota
+  const std::string& account_id = project->account_id;
   limits.lock_key = "account:" + account_id;
   auto account = services_.account(account_id);
   if (!account) return limits;
@@ -38,9 +36,7 @@ PutLimits Quotas::limitsFor(const std::string& project_id, const std::string& sp
   auto quota = settings_.disk_quota_mb.find(account->plan);
   if (quota == settings_.disk_quota_mb.end() || !quota->second) return limits;
   limits.disk_bytes = *quota->second * 1024 * 1024;
-  auto listed =
-      services_.call("projects.directory.v1", "account_projects", {{"account_id", account_id}});
-  limits.account_projects = listed.value("ids", std::vector<std::string>{});
+  limits.account_projects = directory.accountProjects(account_id);
   // The project itself, should the directory's two answers straddle a change.
   if (std::find(limits.account_projects.begin(), limits.account_projects.end(), project_id) ==
       limits.account_projects.end())

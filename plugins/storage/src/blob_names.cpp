@@ -5,16 +5,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "file_paths.hpp"
-
 namespace berth::storage {
 
 namespace {
-
-bool isGroupChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-         c == '_';
-}
 
 bool isHex(std::string_view text) {
   for (char c : text)
@@ -23,30 +16,6 @@ bool isHex(std::string_view text) {
 }
 
 }  // namespace
-
-std::optional<std::string> projectIdRefusal(std::string_view project_id) {
-  if (project_id.empty() || project_id.size() > 64) return "project_id must be 1 to 64 characters";
-  for (char c : project_id)
-    if (!isGroupChar(c)) return "project_id may contain only letters, digits, '-' and '_'";
-  return std::nullopt;
-}
-
-std::optional<std::string> spaceRefusal(std::string_view space) {
-  bool ok = !space.empty() && space.size() <= 32 && space[0] >= 'a' && space[0] <= 'z';
-  for (char c : space)
-    ok = ok && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_');
-  if (!ok) return "space must be 1 to 32 of [a-z0-9_-], starting with a letter";
-  return std::nullopt;
-}
-
-std::optional<std::string> keyRefusal(std::string_view key) {
-  if (key.empty()) return "key cannot be empty";
-  if (key.size() > kMaxKeyBytes)
-    return "key can be at most " + std::to_string(kMaxKeyBytes) + " bytes";
-  if (key.find('\0') != std::string_view::npos) return "key cannot contain a NUL byte";
-  if (!isUtf8(key)) return "key must be UTF-8 text";
-  return std::nullopt;
-}
 
 std::string randomHex(size_t bytes) {
   std::vector<unsigned char> raw(bytes);

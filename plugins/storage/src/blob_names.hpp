@@ -5,19 +5,22 @@
 // its key, so a key needs no escaping anywhere and a replaced blob never overwrites bytes a
 // reader may be sending.
 #pragma once
+#include <berth/services/storage_blobs.hpp>
+
 #include <optional>
 #include <string>
 #include <string_view>
 
 namespace berth::storage {
 
-inline constexpr size_t kMaxKeyBytes = 1024;
-inline constexpr std::string_view kFilesSpace = "files";
-
-// Each returns why the value is refused, or std::nullopt when it is fine.
-std::optional<std::string> projectIdRefusal(std::string_view project_id);  // [A-Za-z0-9_-]{1,64}
-std::optional<std::string> spaceRefusal(std::string_view space);           // [a-z][a-z0-9_-]{0,31}
-std::optional<std::string> keyRefusal(std::string_view key);  // UTF-8, no NUL, 1..1024 bytes
+// The address rules are storage.blobs.v1's (<berth/services/storage_blobs.hpp>), so the service,
+// the store and the consumers refuse with one text. Each returns why the value is refused, or
+// std::nullopt when it is fine.
+using berth::storage_blobs::keyRefusal;        // UTF-8, no NUL, 1..1024 bytes
+using berth::storage_blobs::kFilesSpace;       // "files": the public stored files
+using berth::storage_blobs::kMaxKeyBytes;      // 1024
+using berth::storage_blobs::projectIdRefusal;  // [A-Za-z0-9_-]{1,64}
+using berth::storage_blobs::spaceRefusal;      // [a-z][a-z0-9_-]{0,31}
 
 // A new object name for a project: "<project id>/<32 random hex characters>".
 std::string newObjectName(std::string_view project_id);
