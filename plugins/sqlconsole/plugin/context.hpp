@@ -1,6 +1,7 @@
 // What every part of the sqlconsole plugin shares once it has started.
 #pragma once
 #include <berth/plugin.hpp>
+#include <berth/services/project_host_cache.hpp>
 
 #include <chrono>
 #include <cstdint>
@@ -10,7 +11,6 @@
 #include "catalog_cache.hpp"
 #include "data_api_grants.hpp"
 #include "project_connections.hpp"
-#include "project_directory_cache.hpp"
 #include "worker_pool.hpp"
 
 namespace berth::sqlconsole {
@@ -36,8 +36,9 @@ struct Context {
   std::unique_ptr<WorkerPool> transfers;  // imports and exports, one per project at a time
   // rows and /_data: each request's tables, checked by fingerprint
   CatalogCache catalogs{&settings.statement_timeout_ms, &settings.catalog_recheck_ms};
-  // which project a name is (never who may reach it)
-  ProjectDirectoryCache projects;
+  // which project a name or an apps-domain host is, by the project's own host (never who may
+  // reach it; project_access.hpp)
+  berth::ProjectHostCache projects;
   // /_data: each project's key and what it opens, dropped on every change (NOTIFY)
   DataApiGrants grants;
 

@@ -323,7 +323,7 @@ class DataRequest {
   void open(RunOn where = RunOn::Pool) {
     const bool now = where == RunOn::CoreThread;
     params_ = splitParams(request_);
-    std::optional<ProjectRef> kept = now ? keptProjectAtHost(context_, request_) : std::nullopt;
+    std::optional<Project> kept = now ? keptProjectAtHost(context_, request_) : std::nullopt;
     if (now && !kept) throw NeedsPool{};
     project_ = kept ? *kept : projectAtHost(context_, request_);
     std::optional<std::string> key = presentedKey(request_, params_);
@@ -333,10 +333,10 @@ class DataRequest {
     grant_ = kept_grant ? std::move(*kept_grant) : context_.grants.get(context_.db(), project_.id);
     if (!grant_.key || !sameKey(*grant_.key, *key)) {
       if (now) throw NeedsPool{};  // asked again below, which may wait
-      // The project a host is may be kept from an earlier request (project_directory_cache.hpp):
+      // The project a host is may be kept from an earlier request (project_access.hpp):
       // before refusing, ask again, in case that project was deleted on another node and its
       // name taken since.
-      ProjectRef current = projectAtHost(context_, request_, /*use_kept=*/false);
+      Project current = projectAtHost(context_, request_, /*use_kept=*/false);
       if (current.id != project_.id) {
         project_ = current;
         grant_ = context_.grants.get(context_.db(), project_.id);
@@ -478,7 +478,7 @@ class DataRequest {
   const berth::Request& request_;
   berth::Responder& responder_;
   DataParams params_;
-  ProjectRef project_;
+  Project project_;
   DataApiGrant grant_;
 };
 

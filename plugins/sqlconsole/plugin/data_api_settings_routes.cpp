@@ -31,7 +31,7 @@ std::optional<bool> flag(const nlohmann::json& body, const char* name) {
 }
 
 void showSettings(Context& context, const berth::Request& request, berth::Responder& responder) {
-  ProjectRef project = reachableProject(context, request);
+  Project project = reachableProject(context, request);
   std::string key = ensureDataApiKey(context.db(), project.id);
   context.grants.changed(project.id);
   Catalog catalog;
@@ -54,7 +54,7 @@ void showSettings(Context& context, const berth::Request& request, berth::Respon
 }
 
 void setTable(Context& context, const berth::Request& request, berth::Responder& responder) {
-  ProjectRef project = reachableProject(context, request);
+  Project project = reachableProject(context, request);
   const std::string table = request.param("table");
   const nlohmann::json& body = request.json();
   for (const auto& [key, value] : body.items())
@@ -90,7 +90,7 @@ void setTable(Context& context, const berth::Request& request, berth::Responder&
 }
 
 void setFunction(Context& context, const berth::Request& request, berth::Responder& responder) {
-  ProjectRef project = reachableProject(context, request);
+  Project project = reachableProject(context, request);
   const std::string function = request.param("function");
   const bool enabled = request.json().at("enabled").get<bool>();
   if (enabled) {
@@ -113,7 +113,7 @@ void setFunction(Context& context, const berth::Request& request, berth::Respond
 }
 
 void newKey(Context& context, const berth::Request& request, berth::Responder& responder) {
-  ProjectRef project = reachableProject(context, request);
+  Project project = reachableProject(context, request);
   std::string key = rotateDataApiKey(context.db(), project.id);
   context.grants.changed(project.id);
   context.logger().withProject(project.name).info(request, "data api: new publishable key");

@@ -110,7 +110,7 @@ std::string dumpSessionName() {
   return "berth-export-" + std::to_string(::getpid()) + "-" + std::to_string(++next);
 }
 
-void writeExport(Context& context, const ProjectRef& project, Format format, bool gzip,
+void writeExport(Context& context, const Project& project, Format format, bool gzip,
                  const std::string& path, TransferClock& clock) {
   if (format == Format::Postgres) {
     PgDumpJob job;
@@ -122,8 +122,7 @@ void writeExport(Context& context, const ProjectRef& project, Format format, boo
       auto lease = context.connections->lease(project.id);
       job.serverVersion = PQserverVersion(lease->raw());
     }
-    job.url = context.services->call("projects.directory.v1", "database", {{"id", project.id}})
-                  .value("url", "");
+    job.url = berth::ProjectsDirectory(*context.services).database(project.id).url;
     try {
       dumpPostgres(job);
     } catch (const std::exception& e) {
@@ -168,7 +167,7 @@ void writeExport(Context& context, const ProjectRef& project, Format format, boo
 }
 
 void exportDatabase(Context& context, const berth::Request& request, berth::Responder& responder) {
-  const ProjectRef project = reachableProject(context, request);
+  const Project project = reachableProject(context, request);
   const Format format = formatOf(request);
   const bool gzip = gzipOf(request);
   const std::string filename =

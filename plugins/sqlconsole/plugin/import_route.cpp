@@ -21,7 +21,7 @@ std::string megabytes(uint64_t bytes) {
 }
 
 void importScript(Context& context, const berth::Request& request, berth::Responder& responder) {
-  const ProjectRef project = reachableProject(context, request);
+  const Project project = reachableProject(context, request);
   if (!canManage(context, request, project)) {
     throw berth::Error::forbidden(
         "only the owner or an admin of this project's account can import into its database");

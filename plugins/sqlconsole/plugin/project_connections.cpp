@@ -1,5 +1,7 @@
 #include "project_connections.hpp"
 
+#include <berth/services/projects_directory.hpp>
+
 namespace berth::sqlconsole {
 
 ProjectConnections::ProjectConnections(
@@ -33,8 +35,7 @@ std::string ProjectConnections::urlOf(const std::string& project_id) {
     auto it = urls_.find(project_id);
     if (it != urls_.end()) return it->second;
   }
-  nlohmann::json answer = services_.call("projects.directory.v1", "database", {{"id", project_id}});
-  std::string url = answer.value("url", "");
+  std::string url = berth::ProjectsDirectory(services_).database(project_id).url;
   std::lock_guard lock(mutex_);
   urls_[project_id] = url;
   return url;

@@ -38,7 +38,7 @@ void grammarRefusalsAnswered(Work&& work) {
 // What the database refused, as the caller sees it (rows_execution.hpp refusalOf).
 template <class Work>
 void databaseRefusalsAnswered(Context& context, const berth::Request& request,
-                              const ProjectRef& project, ProjectConnections::Lease& lease,
+                              const Project& project, ProjectConnections::Lease& lease,
                               Work&& work) {
   try {
     work();
@@ -62,9 +62,9 @@ void answerRows(berth::Responder& responder, const ReadResult& read, const RestQ
 void answerRead(Context& context, const berth::Request& request, berth::Responder& responder,
                 RunOn where) {
   const bool now = where == RunOn::CoreThread;
-  std::optional<ProjectRef> kept = now ? keptReachableProject(context, request) : std::nullopt;
+  std::optional<Project> kept = now ? keptReachableProject(context, request) : std::nullopt;
   if (now && !kept) throw NeedsPool{};
-  const ProjectRef project = kept ? *kept : reachableProject(context, request);
+  const Project project = kept ? *kept : reachableProject(context, request);
   const std::string table = request.param("table");
   const RestQuery query = parsedQuery(request);
   auto lease = leaseFor(*context.connections, project.id, where);
@@ -99,7 +99,7 @@ void answerRead(Context& context, const berth::Request& request, berth::Responde
 
 void answerWrite(Context& context, RowsAction action, const berth::Request& request,
                  berth::Responder& responder) {
-  ProjectRef project = reachableProject(context, request);
+  Project project = reachableProject(context, request);
   const std::string table = request.param("table");
   // POST takes its rows from the body; its query string carries nothing of the grammar.
   RestQuery query = action == RowsAction::Insert ? RestQuery{} : parsedQuery(request);

@@ -58,7 +58,7 @@ std::vector<Statement> parse(const std::string& sql, const std::string& prefix =
 // ---- /sql ----------------------------------------------------------------------------------
 
 void schemaChanges(Context& context, const berth::Request& request, berth::Responder& responder) {
-  const ProjectRef project = reachableProject(context, request);
+  const Project project = reachableProject(context, request);
   const std::string sql = request.json().at("sql").get<std::string>();
   const std::vector<Statement> statements = parse(sql);
   if (statements.empty()) throw berth::Error::badRequest(std::string(kNothingToRun));
@@ -86,7 +86,7 @@ void schemaChanges(Context& context, const berth::Request& request, berth::Respo
 // ---- /query --------------------------------------------------------------------------------
 
 void query(Context& context, const berth::Request& request, berth::Responder& responder) {
-  const ProjectRef project = reachableProject(context, request);
+  const Project project = reachableProject(context, request);
   const std::string sql = request.json().at("sql").get<std::string>();
   const std::vector<Statement> statements = parse(sql);
   if (statements.empty()) throw berth::Error::badRequest(std::string(kNothingToRun));
@@ -172,7 +172,7 @@ void rollback(PgSession& session) {
 }
 
 void batch(Context& context, const berth::Request& request, berth::Responder& responder) {
-  const ProjectRef project = reachableProject(context, request);
+  const Project project = reachableProject(context, request);
   const std::vector<BatchItem> items = batchItems(request.json().at("statements"));
 
   auto lease = context.connections->lease(project.id);

@@ -54,11 +54,11 @@ class SqlconsolePlugin final : public berth::Plugin {
 
     // Pooled connections must not keep a database that is being dropped alive.
     r.hook("project.deleting", [this](const nlohmann::json& project) {
-      context_.projects.forget(project.value("id", ""));
+      context_.projects.forgetProject(project.value("id", ""));
       if (context_.connections) context_.connections->forget(project.value("id", ""));
     });
     r.hook("project.deleted", [this](const nlohmann::json& project) {
-      context_.projects.forget(project.value("id", ""));
+      context_.projects.forgetProject(project.value("id", ""));
       if (context_.connections) context_.connections->forget(project.value("id", ""));
     });
   }
@@ -77,7 +77,7 @@ class SqlconsolePlugin final : public berth::Plugin {
         std::vector<std::pair<std::string, std::string>>{
             {"statement_timeout", std::to_string(s.statement_timeout_ms)}});
     context_.connections->onUnreachable(
-        [this](const std::string& project_id) { context_.projects.forget(project_id); });
+        [this](const std::string& project_id) { context_.projects.forgetProject(project_id); });
     context_.grants.start(services.coreSetting("database.url").value_or(""), services.logger());
     s.transfer_timeout = std::chrono::seconds(config.value("transfer_timeout_seconds", 600));
     auto lane = [this](const berth::Request& request) { return workLane(context_, request); };

@@ -79,7 +79,7 @@ void readRoute(berth::Registrar& r, Context& context, const std::string& path,
   r.get(path, [&context, read](berth::Request req, berth::Responder resp) {
     answerLater(*context.workers, context.logger(), std::move(req), std::move(resp),
                 [&context, read](const berth::Request& request, berth::Responder& responder) {
-                  const ProjectRef project = reachableProject(context, request);
+                  const Project project = reachableProject(context, request);
                   auto lease = context.connections->lease(project.id);
                   try {
                     responder.json(200, read(*lease));
