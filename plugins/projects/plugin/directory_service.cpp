@@ -1,5 +1,8 @@
 #include "directory_service.hpp"
 
+#include <berth/services/accounts_usage.hpp>
+#include <berth/services/projects_directory.hpp>
+
 #include "project_record.hpp"
 #include "secret_routes.hpp"
 
@@ -8,57 +11,58 @@ namespace berth::projects {
 namespace {
 
 using berth::Error;
+namespace directory = berth::projects_directory;
 
-nlohmann::json summary(const Context& c, const ProjectRecord& p) {
-  return {{"id", p.id},
-          {"name", p.name},
-          {"label", p.label},
-          {"account_id", p.account_id},
-          {"host", c.hostOf(p.name)},
-          {"url", c.urlOf(p.name)},
-          {"region", p.region},
-          {"cmd", p.cmd},
-          {"ignore_dockerfile", p.ignore_dockerfile},
-          {"cache_enabled", p.cache_enabled},
-          {"cache_ttl", p.cache_ttl}};
+directory::Project summary(const Context& c, const ProjectRecord& p) {
+  directory::Project out;
+  out.id = p.id;
+  out.name = p.name;
+  out.label = p.label;
+  out.account_id = p.account_id;
+  out.host = c.hostOf(p.name);
+  out.url = c.urlOf(p.name);
+  out.region = p.region;
+  out.cmd = p.cmd;
+  out.ignore_dockerfile = p.ignore_dockerfile;
+  out.cache_enabled = p.cache_enabled;
+  out.cache_ttl = static_cast<uint32_t>(p.cache_ttl);  // 0..31536000: the table's CHECK
+  return out;
 }
 
-ProjectRecord byNameOrId(const Context& c, const nlohmann::json& request) {
-  std::optional<ProjectRecord> p;
-  if (request.contains("id"))
-    p = findReadyProjectById(c.db(), request["id"]);
-  else
-    p = findReadyProject(c.db(), request.value("name", ""));
-  if (!p)
-    throw Error::notFound("no project called " + request.value("name", request.value("id", "")));
+ProjectRecord byKey(const Context& c, const directory::ProjectKey& key) {
+  std::optional<ProjectRecord> p = key.id ? findReadyProjectById(c.db(), *key.id)
+                                          : findReadyProject(c.db(), key.name.value_or(""));
+  if (!p) throw directory::notFound(key.shown());
   return *p;
 }
 
-bool reaches(const Context& c, const std::string& account_id, const ProjectRecord& p, bool manage) {
-  for (const auto& a : c.services->memberships(account_id))
-    if (a.id == p.account_id) return !manage || a.canManage();
-  return false;
+bool reaches(const Context& c, const std::string& account_id, const ProjectRecord& p,
+             directory::Reach reach) {
+  return directory::reaches(*c.services, account_id, p.account_id, reach);
 }
 
 }  // namespace
 
 void registerDirectoryService(berth::Registrar& r, const Context& context) {
   const Context* c = &context;
-  r.service("projects.directory.v1", [c](std::string_view method, const nlohmann::json& request) {
-    if (method == "get") return summary(*c, byNameOrId(*c, request));
-    if (method == "find") {
-      std::string name = request.value("name", "");
-      auto p = findReadyProject(c->db(), name);
-      if (!p || !reaches(*c, request.value("account_id", ""), *p, false))
-        throw Error::notFound("no project called " + name);
-      return summary(*c, *p);
+  r.service(std::string(directory::kService), [c](std::string_view method,
+                                                  const nlohmann::json& request) {
+    if (method == directory::kGet)
+      return toJson(summary(*c, byKey(*c, directory::parseProjectKey(request))));
+    if (method == directory::kFind) {
+      directory::FindRequest find = directory::parseFindRequest(request);
+      auto p = findReadyProject(c->db(), find.name);
+      if (!p || !reaches(*c, find.account_id, *p, directory::Reach::See))
+        throw directory::notFound(find.name);
+      return toJson(summary(*c, *p));
     }
-    if (method == "can_manage") {
-      auto p = byNameOrId(*c, request);
-      return nlohmann::json{{"allowed", reaches(*c, request.value("account_id", ""), p, true)}};
+    if (method == directory::kCanManage) {
+      directory::CanManageRequest asked = directory::parseCanManageRequest(request);
+      auto p = byKey(*c, asked.project);
+      return directory::allowedJson(reaches(*c, asked.account_id, p, directory::Reach::Manage));
     }
-    if (method == "by_host") {
-      std::string host = request.value("host", "");
+    if (method == directory::kByHost) {
+      std::string host = directory::parseByHostRequest(request);
       std::string suffix = "." + c->settings.apps_domain;
       std::optional<ProjectRecord> p;
       if (host.size() > suffix.size() &&
@@ -69,39 +73,42 @@ void registerDirectoryService(berth::Registrar& r, const Context& context) {
             "SELECT project_id FROM projects.domains WHERE host = $1 AND verified", host);
         if (d.rows() > 0) p = findReadyProjectById(c->db(), d.get<std::string>(0, 0));
       }
-      if (!p) throw Error::notFound("no project at " + host);
-      return summary(*c, *p);
+      if (!p) throw directory::notAt(host);
+      return toJson(summary(*c, *p));
     }
     // Every project of an account, whatever its state (one being made or removed still holds
     // what it stored): what the storage plugin sums for the account's disk quota.
-    if (method == "account_projects") {
+    if (method == directory::kAccountProjects) {
       auto r = c->db().exec("SELECT id FROM projects.projects WHERE account_id = $1 ORDER BY id",
-                            request.value("account_id", ""));
-      nlohmann::json ids = nlohmann::json::array();
+                            directory::parseAccountRequest(request));
+      std::vector<std::string> ids;
       for (int64_t i = 0; i < r.rows(); ++i) ids.push_back(r.get<std::string>(i, 0));
-      return nlohmann::json{{"ids", std::move(ids)}};
+      return directory::idsJson(ids);
     }
-    if (method == "database") {
-      auto p = byNameOrId(*c, request);
+    if (method == directory::kDatabase) {
+      auto p = byKey(*c, directory::parseProjectKey(request));
       ProjectDatabase db{p.db_name, p.db_role, c->vault->open(p.db_password_sealed, p.id)};
-      return nlohmann::json{
-          {"url", c->databases->projectUrl(db)}, {"database", db.database}, {"role", db.role}};
+      return toJson(directory::Database{c->databases->projectUrl(db), db.database, db.role});
     }
-    if (method == "secrets") {
-      auto p = byNameOrId(*c, request);
-      return nlohmann::json{{"vars", secretValues(*c, p, request.value("scope", "runtime"))}};
+    if (method == directory::kSecrets) {
+      directory::SecretsRequest asked = directory::parseSecretsRequest(request);
+      auto p = byKey(*c, asked.project);
+      return directory::secretsJson(secretValues(*c, p, asked.scope));
     }
-    throw Error::notFound("projects.directory.v1 has no method " + std::string(method));
+    throw Error::notFound(std::string(directory::kService) + " has no method " +
+                          std::string(method));
   });
 
   // The core's contract for GET /me: what this plugin counts about an account. Every project
   // of the account counts, as for the plan's limit at creation.
-  r.service("accounts.usage.v1", [c](std::string_view method, const nlohmann::json& request) {
-    if (method != "get")
-      throw Error::notFound("accounts.usage.v1 has no method " + std::string(method));
+  r.service(std::string(accounts_usage::kService), [c](std::string_view method,
+                                                       const nlohmann::json& request) {
+    if (method != accounts_usage::kGet)
+      throw Error::notFound(std::string(accounts_usage::kService) + " has no method " +
+                            std::string(method));
     auto count = c->db().exec("SELECT count(*) FROM projects.projects WHERE account_id = $1",
-                              request.value("account_id", ""));
-    return nlohmann::json{{"projects_used", count.get<int64_t>(0, 0)}};
+                              accounts_usage::parseAccountRequest(request));
+    return toJson(accounts_usage::Usage{count.get<int64_t>(0, 0)});
   });
 }
 

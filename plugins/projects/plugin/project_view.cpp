@@ -1,6 +1,8 @@
 #include "project_view.hpp"
 
 #include <berth/json_text.hpp>
+#include <berth/services/runtime_status.hpp>
+#include <berth/services/storage_stats.hpp>
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
@@ -10,41 +12,34 @@ namespace berth::projects {
 namespace {
 
 struct Extras {
-  nlohmann::json files;    // id -> {files_count, files_bytes}
-  nlohmann::json runtime;  // id -> {state, live}
+  berth::storage_stats::ProjectFiles files;        // by project id
+  berth::runtime_status::ProjectStatuses runtime;  // by project id
 };
 
-// Asks the plugins that own files and processes about these projects; an absent plugin leaves
-// zeros and nulls.
+// Asks the plugins that own files and processes about these projects; an absent plugin (or one
+// that fails) leaves zeros and nulls.
 Extras askOtherPlugins(const Context& context, const std::vector<std::string>& ids) {
   Extras extras;
-  nlohmann::json request = {{"ids", ids}};
   try {
-    if (auto a = context.services->tryCall("storage.stats.v1", "projects", request))
-      extras.files = std::move(*a);
+    if (auto files = berth::StorageStats(*context.services).tryProjects(ids))
+      extras.files = std::move(*files);
   } catch (const berth::Error& e) {
     context.logger().warn(std::string("storage stats unavailable: ") + e.what());
   }
   try {
-    if (auto a = context.services->tryCall("runtime.status.v1", "projects", request))
-      extras.runtime = std::move(*a);
+    if (auto runtime = berth::RuntimeStatus(*context.services).tryProjects(ids))
+      extras.runtime = std::move(*runtime);
   } catch (const berth::Error& e) {
     context.logger().warn(std::string("runtime status unavailable: ") + e.what());
   }
   return extras;
 }
 
-// The answer of another plugin about one project, or nullptr.
-const nlohmann::json* partOf(const nlohmann::json& answer, const std::string& id) {
-  if (!answer.is_object()) return nullptr;
-  auto it = answer.find(id);
-  return it != answer.end() && it->is_object() ? &*it : nullptr;
-}
-
-int64_t numberIn(const nlohmann::json* part, const char* key) {
-  if (!part) return 0;
-  auto it = part->find(key);
-  return it != part->end() && it->is_number_integer() ? it->get<int64_t>() : 0;
+// What another plugin answered about one project, or nullptr.
+template <class Answers>
+const typename Answers::mapped_type* partOf(const Answers& answers, const std::string& id) {
+  auto it = answers.find(id);
+  return it != answers.end() ? &it->second : nullptr;
 }
 
 // Members of one JSON object, written in the order they are given.
@@ -97,8 +92,9 @@ class ObjectText {
 // Members in the order of the keys' bytes, as the API has always written them.
 void appendProject(std::string& out, const Context& context, const ProjectRecord& p,
                    const berth::Account* owner, const Extras& extras, ViewOptions options) {
-  const nlohmann::json* files = options.zero_files ? nullptr : partOf(extras.files, p.id);
-  const nlohmann::json* runtime = partOf(extras.runtime, p.id);
+  const berth::storage_stats::FileStats* files =
+      options.zero_files ? nullptr : partOf(extras.files, p.id);
+  const berth::runtime_status::Status* runtime = partOf(extras.runtime, p.id);
   auto runtimeName = guessRuntime(p.cmd);
   ObjectText view(out);
   view.boolean("cache_enabled", p.cache_enabled)
@@ -106,14 +102,13 @@ void appendProject(std::string& out, const Context& context, const ProjectRecord
       .text("cmd", p.cmd)
       .number("created_at", p.created_at)
       .number("db_bytes", p.db_bytes)
-      .number("files_bytes", numberIn(files, "files_bytes"))
-      .number("files_count", numberIn(files, "files_count"))
+      .number("files_bytes", files ? files->files_bytes : 0)
+      .number("files_count", files ? files->files_count : 0)
       .text("host", context.hostOf(p.name))
       .boolean("ignore_dockerfile", p.ignore_dockerfile)
       .text("label", p.label);
-  auto live = runtime ? runtime->find("live") : nlohmann::json::const_iterator();
-  if (runtime && live != runtime->end())
-    view.json("live", *live);
+  if (runtime && runtime->live)
+    view.json("live", berth::runtime_status::toJson(*runtime->live));
   else
     view.null("live");
   view.text("name", p.name);
@@ -132,10 +127,7 @@ void appendProject(std::string& out, const Context& context, const ProjectRecord
     view.text("runtime", *runtimeName);
   else
     view.null("runtime");
-  auto state = runtime ? runtime->find("state") : nlohmann::json::const_iterator();
-  view.text("state", runtime && state != runtime->end() && state->is_string()
-                         ? state->get_ref<const std::string&>()
-                         : std::string("stopped"));
+  view.text("state", runtime ? berth::runtime_status::stateText(*runtime) : "stopped");
   if (owner && owner->isTeam)
     view.text("team", owner->slug);
   else
