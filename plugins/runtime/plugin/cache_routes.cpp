@@ -9,14 +9,10 @@ void registerCacheRoutes(berth::Registrar& r, Context& context) {
   Context* c = &context;
   r.del("/projects/:name/cache", [c](const berth::Request& request, berth::Responder& responder) {
     // 404 "no project called <name>" unless the caller reaches it.
-    nlohmann::json project = c->services->call(
-        "projects.directory.v1", "find",
-        {{"account_id", request.caller().accountId}, {"name", request.param("name")}});
-    const std::string id = project.at("id").get<std::string>();
-    c->gateway->purgeCache(id);
-    c->logger()
-        .withProject(project.at("name").get<std::string>())
-        .info(request, "edge cache purged");
+    const Project project = berth::ProjectsDirectory(*c->services)
+                                .find(request.caller().accountId, request.param("name"));
+    c->gateway->purgeCache(project.id);
+    c->logger().withProject(project.name).info(request, "edge cache purged");
     responder.noContent();
   });
 }

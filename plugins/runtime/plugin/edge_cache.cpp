@@ -2,7 +2,7 @@
 
 namespace berth::runtime {
 
-bool EdgeCache::cacheableRequest(const HostedProject& project, const berth::Request& request) {
+bool EdgeCache::cacheableRequest(const Project& project, const berth::Request& request) {
   if (!project.cache_enabled || project.cache_ttl == 0) return false;
   const std::string method = request.method();
   if (method != "GET" && method != "HEAD") return false;
@@ -15,7 +15,7 @@ std::int64_t EdgeCache::readEpoch(const std::string& project_id) const {
   return r.rows() > 0 ? r.get<std::int64_t>(0, 0) : 0;
 }
 
-void EdgeCache::served(const HostedProject& project, const std::string& host,
+void EdgeCache::served(const Project& project, const std::string& host,
                        const std::string& release_id) {
   {
     std::lock_guard lock(mutex_);
@@ -106,13 +106,12 @@ void EdgeCache::refreshProjects(const std::vector<std::string>& ids) {
       context_.services->db().exec("SELECT project_id, epoch FROM runtime.runtime_cache_epochs");
   for (std::int64_t i = 0; i < r.rows(); ++i)
     epochs[r.get<std::string>(i, 0)] = r.get<std::int64_t>(i, 1);
-  std::map<std::string, std::optional<HostedProject>> settings;
+  std::map<std::string, std::optional<Project>> settings;
+  const berth::ProjectsDirectory directory(*context_.services);
   for (const auto& id : ids) {
     try {
-      settings[id] =
-          hostedProjectFrom(context_.services->call("projects.directory.v1", "get", {{"id", id}}));
-    } catch (const berth::Error& e) {
-      if (e.status() == 404) settings[id] = std::nullopt;  // gone: no rules
+      settings[id] = directory.tryGetById(id);  // nullopt: gone, no rules
+    } catch (const berth::Error&) {
       // anything else: keep what we have until the next round
     }
   }

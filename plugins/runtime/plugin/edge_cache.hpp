@@ -42,11 +42,11 @@ class EdgeCache {
 
   // May the answer to this request be stored? GET/HEAD without Authorization or a cookie, to
   // a project with its cache on.
-  static bool cacheableRequest(const HostedProject& project, const berth::Request& request);
+  static bool cacheableRequest(const Project& project, const berth::Request& request);
 
   // A cacheable answer is about to be given on `host`: the host's rule exists once this
   // returns (pushed if it was missing or the project's settings or release changed).
-  void served(const HostedProject& project, const std::string& host, const std::string& release_id);
+  void served(const Project& project, const std::string& host, const std::string& release_id);
   void liveChanged(const std::string& project_id);  // new key at once
   // Bumps the project's purge epoch in the database (every node reads it) and pushes.
   void purge(const std::string& project_id);
@@ -60,7 +60,7 @@ class EdgeCache {
 
  private:
   struct ProjectRules {
-    HostedProject settings;
+    Project settings;
     std::set<std::string> hosts;
     std::string release_id;
     std::int64_t epoch = 0;

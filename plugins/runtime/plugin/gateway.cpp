@@ -80,7 +80,7 @@ bool provenByNode(const Context& context, const Request& request) {
 }
 
 // The hosts a decision covers: the one asked and the project's own.
-std::vector<std::string> hostsOf(const HostedProject& project, const std::string& host) {
+std::vector<std::string> hostsOf(const Project& project, const std::string& host) {
   std::vector<std::string> hosts{host};
   if (!project.host.empty() && project.host != host) hosts.push_back(project.host);
   return hosts;
@@ -104,7 +104,7 @@ Gateway::Gateway(Context& context)
       edge_files_(context) {}
 
 void Gateway::handle(const Request& request, Responder& responder) {
-  HostedProject project = routing_.byHost(request.host());
+  Project project = routing_.byHost(request.host());
   idle_.touch(project.id);
   // What the access log cannot tell: the method of a request nginx passed on through an
   // internal redirect (it logs GET), and the schedule that made it.
@@ -133,7 +133,7 @@ void Gateway::handle(const Request& request, Responder& responder) {
   }
 }
 
-void Gateway::serveStatic(const HostedProject& project, const ReleaseRecord& release,
+void Gateway::serveStatic(const Project& project, const ReleaseRecord& release,
                           const Request& request, Responder& responder) {
   const std::string dir = context_.releaseDir(project.id, release.id);
   // From now on the edge sends this host's files itself (what it does not find still
@@ -152,8 +152,8 @@ void Gateway::serveStatic(const HostedProject& project, const ReleaseRecord& rel
   responder.error(404, "no such file");
 }
 
-void Gateway::serveApp(const HostedProject& project, const ReleaseRecord& release,
-                       const Request& request, Responder& responder) {
+void Gateway::serveApp(const Project& project, const ReleaseRecord& release, const Request& request,
+                       Responder& responder) {
   std::shared_ptr<const AppSpec> spec = specFor(project, release);
   const bool cacheable = EdgeCache::cacheableRequest(project, request);
   const bool direct = directApp(release);
@@ -199,7 +199,7 @@ void Gateway::serveApp(const HostedProject& project, const ReleaseRecord& releas
       });
 }
 
-std::shared_ptr<const AppSpec> Gateway::specFor(const HostedProject& project,
+std::shared_ptr<const AppSpec> Gateway::specFor(const Project& project,
                                                 const ReleaseRecord& release) {
   {
     std::lock_guard lock(specs_mutex_);
@@ -299,7 +299,7 @@ void Gateway::access(std::string_view line) {
   berth::AccessLine payload;
   if (!berth::parseAccessLine(line, payload) || payload.edge != "project") return;
   const std::string& host = payload.host;
-  std::optional<HostedProject> project = routing_.rememberedHost(host);
+  std::optional<Project> project = routing_.rememberedHost(host);
   if (!project) {
     try {
       project = routing_.byHost(host);

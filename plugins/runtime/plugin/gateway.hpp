@@ -48,14 +48,13 @@ class Gateway {
   void idleRound();
 
  private:
-  void serveStatic(const HostedProject& project, const ReleaseRecord& release,
+  void serveStatic(const Project& project, const ReleaseRecord& release,
                    const berth::Request& request, berth::Responder& responder);
-  void serveApp(const HostedProject& project, const ReleaseRecord& release,
-                const berth::Request& request, berth::Responder& responder);
+  void serveApp(const Project& project, const ReleaseRecord& release, const berth::Request& request,
+                berth::Responder& responder);
   // The app spec of the project's live release, built once (it asks the directory for the
   // database and secrets) and kept until the release or a secret changes.
-  std::shared_ptr<const AppSpec> specFor(const HostedProject& project,
-                                         const ReleaseRecord& release);
+  std::shared_ptr<const AppSpec> specFor(const Project& project, const ReleaseRecord& release);
   void forgetSpec(const std::string& project_id);
   // Does the host still lead to the project? (false only when the directory says no)
   bool hostBelongs(const std::string& host, const std::string& project_id);

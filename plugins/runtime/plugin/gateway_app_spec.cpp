@@ -1,5 +1,7 @@
 #include "gateway_app_spec.hpp"
 
+#include <berth/services/projects_directory.hpp>
+
 #include "php_cgi.hpp"
 
 namespace berth::runtime {
@@ -8,23 +10,19 @@ AppEnvironmentInput appEnvironmentFor(const Context& context, const std::string&
                                       const ReleaseRecord& release) {
   AppEnvironmentInput env;
   env.release_dir = context.releaseDir(project_id, release.id);
-  nlohmann::json database =
-      context.services->call("projects.directory.v1", "database", {{"id", project_id}});
-  env.database_url = database.value("url", "");
+  const berth::ProjectsDirectory directory(*context.services);
+  env.database_url = directory.database(project_id).url;
   env.pg = pgEnvironment(env.database_url);
-  nlohmann::json secrets = context.services->call("projects.directory.v1", "secrets",
-                                                  {{"id", project_id}, {"scope", "runtime"}});
-  if (secrets.contains("vars") && secrets["vars"].is_object())
-    for (const auto& [name, value] : secrets["vars"].items())
-      if (value.is_string()) env.secrets[name] = value.get<std::string>();
+  for (auto& [name, value] :
+       directory.secrets(project_id, berth::projects_directory::kRuntimeScope))
+    env.secrets[name] = std::move(value);
   env.start_env = release.start_env;
   if (release.kind == StartKind::Php)
     for (auto& setting : phpCgiEnvironment()) env.start_env.push_back(std::move(setting));
   return env;
 }
 
-AppSpec appSpecFor(const Context& context, const HostedProject& project,
-                   const ReleaseRecord& release) {
+AppSpec appSpecFor(const Context& context, const Project& project, const ReleaseRecord& release) {
   // Refused (503) rather than run unprotected.
   if (context.config.sandbox_refusal)
     throw berth::Error::unavailable(*context.config.sandbox_refusal);

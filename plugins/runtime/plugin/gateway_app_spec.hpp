@@ -14,7 +14,6 @@ namespace berth::runtime {
 AppEnvironmentInput appEnvironmentFor(const Context& context, const std::string& project_id,
                                       const ReleaseRecord& release);
 
-AppSpec appSpecFor(const Context& context, const HostedProject& project,
-                   const ReleaseRecord& release);
+AppSpec appSpecFor(const Context& context, const Project& project, const ReleaseRecord& release);
 
 }  // namespace berth::runtime

@@ -1,5 +1,7 @@
 // GET /projects/{name}/logs and the job that moves waiting log entries (process lines,
 // platform events, requests) from berthd's memory into runtime_logs every second.
+#include <berth/services/projects_directory.hpp>
+
 #include "parts.hpp"
 #include "release_part.hpp"
 
@@ -32,9 +34,9 @@ void flushLogs(Context& ctx) {
 void registerLogs(berth::Registrar& r, Context& context) {
   Context* ctx = &context;
   r.get("/projects/:name/logs", [ctx](const berth::Request& req, berth::Responder& resp) {
-    nlohmann::json project =
-        ctx->services->call("projects.directory.v1", "find",
-                            {{"account_id", req.caller().accountId}, {"name", req.param("name")}});
+    // 404 "no project called <name>" unless the caller reaches it.
+    const std::string project_id =
+        berth::ProjectsDirectory(*ctx->services).find(req.caller().accountId, req.param("name")).id;
     std::optional<std::string> text = req.queryParam("limit");
     LogLimit limit = parseLogLimit(text ? std::optional<std::string_view>(*text) : std::nullopt);
     if (limit.error) throw berth::Error::badRequest(*limit.error);
@@ -42,7 +44,6 @@ void registerLogs(berth::Registrar& r, Context& context) {
     LogCursor after =
         parseLogCursor(after_text ? std::optional<std::string_view>(*after_text) : std::nullopt);
     if (after.error) throw berth::Error::badRequest(*after.error);
-    std::string project_id = project.at("id").get<std::string>();
     nlohmann::json logs = nlohmann::json::array();
     // Without `after`: the newest entries, newest first, and the cursor of the newest. With it:
     // the entries after that cursor, oldest first, and the cursor of the last one given (the

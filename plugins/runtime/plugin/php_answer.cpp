@@ -4,7 +4,7 @@
 
 namespace berth::runtime {
 
-void answerPhp(Context& context, const HostedProject& project, const ReleaseRecord& release,
+void answerPhp(Context& context, const Project& project, const ReleaseRecord& release,
                const PhpSpecSource& spec, const berth::Request& request,
                berth::Responder& responder, std::optional<std::uint32_t> cache_ttl) {
   const std::string release_dir = context.releaseDir(project.id, release.id);

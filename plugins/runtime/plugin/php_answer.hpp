@@ -21,7 +21,7 @@ namespace berth::runtime {
 using PhpSpecSource = std::function<std::shared_ptr<const AppSpec>()>;
 
 // cache_ttl: the script's answer may be kept by the edge cache (the host has a rule).
-void answerPhp(Context& context, const HostedProject& project, const ReleaseRecord& release,
+void answerPhp(Context& context, const Project& project, const ReleaseRecord& release,
                const PhpSpecSource& spec, const berth::Request& request,
                berth::Responder& responder, std::optional<std::uint32_t> cache_ttl);
 

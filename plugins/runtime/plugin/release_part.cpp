@@ -3,6 +3,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <berth/services/projects_directory.hpp>
+#include <berth/services/storage_blobs.hpp>
+
 #include <chrono>
 #include <filesystem>
 #include <random>
@@ -78,12 +81,13 @@ void ReleasesPart::build(const BuildJob& job) {
       prepared.error = *ctx_.config.sandbox_refusal;
     else
       try {
-        nlohmann::json blob = ctx_.services->call(
-            "storage.blobs.v1", "get",
-            {{"project_id", job.project_id}, {"space", kReleaseSpace}, {"key", job.release_id}});
+        berth::storage_blobs::BlobSlice blob =
+            berth::StorageBlobs(*ctx_.services)
+                .get({job.project_id, kReleaseSpace, job.release_id});
+        if (!blob.path) throw berth::Error("the blob store gave no local path for the archive");
         makeFolder(ctx_.config.releases_dir + "/" + job.project_id);
         ReleaseInput input;
-        input.archive = blob.at("path").get<std::string>();
+        input.archive = *blob.path;
         input.release_dir = dir;
         input.header = job.header;
         input.project_cmd = job.project_cmd;
@@ -100,11 +104,8 @@ void ReleasesPart::build(const BuildJob& job) {
           platformLog(job.project_id,
                       "WARNING: the build runs outside the sandbox "
                       "(runtime.unsafe_run_without_sandbox)");
-        nlohmann::json secrets = ctx_.services->call("projects.directory.v1", "secrets",
-                                                     {{"id", job.project_id}, {"scope", "build"}});
-        nlohmann::json vars = secrets.value("vars", nlohmann::json::object());
-        for (const auto& [name, value] : vars.items())
-          if (value.is_string()) input.build_secrets[name] = value.get<std::string>();
+        input.build_secrets = berth::ProjectsDirectory(*ctx_.services)
+                                  .secrets(job.project_id, berth::projects_directory::kBuildScope);
         prepared = prepareRelease(input);
       } catch (const std::exception& e) {
         std::error_code ignored;
@@ -235,8 +236,7 @@ void ReleasesPart::removeProject(const std::string& project_id, const std::strin
   try {
     // The storage plugin removes a deleted project's blobs itself; this covers a storage that
     // kept them (it answers {deleted: 0} when they are gone already).
-    ctx_.services->call("storage.blobs.v1", "delete_prefix",
-                        {{"project_id", project_id}, {"space", kReleaseSpace}, {"prefix", ""}});
+    berth::StorageBlobs(*ctx_.services).removePrefix({project_id, kReleaseSpace, ""});
   } catch (const std::exception& e) {
     ctx_.logger().withProject(name).warn(std::string("release blobs not removed: ") + e.what());
   }
@@ -266,9 +266,7 @@ void ReleasesPart::stop() {
 
 void ReleasesPart::deleteBlob(const std::string& project_id, const std::string& release_id) {
   try {
-    ctx_.services->call(
-        "storage.blobs.v1", "delete",
-        {{"project_id", project_id}, {"space", kReleaseSpace}, {"key", release_id}});
+    berth::StorageBlobs(*ctx_.services).remove({project_id, kReleaseSpace, release_id});
   } catch (const std::exception& e) {
     ctx_.logger().warn("project " + project_id + ", release " + release_id +
                        ": blob not removed: " + e.what());

@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <cctype>
 
+#include <berth/services/projects_directory.hpp>
+#include <berth/services/storage_blobs.hpp>
+
 #include "parts.hpp"
 #include "release_part.hpp"
 
@@ -18,16 +21,10 @@ using berth::Responder;
 constexpr int kProjectListLimit = 50;   // api.md: 50 newest per project
 constexpr int kAccountListLimit = 100;  // api.md: 100 newest across projects
 
-struct ProjectRef {
-  std::string id, name, account_id, region, cmd;
-};
+using Project = berth::projects_directory::Project;
 
-ProjectRef reachableProject(const Context& ctx, const Request& req) {
-  nlohmann::json p =
-      ctx.services->call("projects.directory.v1", "find",
-                         {{"account_id", req.caller().accountId}, {"name", req.param("name")}});
-  return {p.at("id").get<std::string>(), p.at("name").get<std::string>(), p.value("account_id", ""),
-          p.value("region", ""), p.value("cmd", "")};
+Project reachableProject(const Context& ctx, const Request& req) {
+  return berth::ProjectsDirectory(*ctx.services).find(req.caller().accountId, req.param("name"));
 }
 
 nlohmann::json listJson(const std::vector<ReleaseRecord>& releases) {
@@ -46,7 +43,7 @@ class ReleaseHandlers {
   explicit ReleaseHandlers(ReleasesPart& part) : part_(part), ctx_(part.context()) {}
 
   void upload(const Request& req, Responder& resp) const {
-    ProjectRef project = reachableProject(ctx_, req);
+    Project project = reachableProject(ctx_, req);
     std::optional<std::string> file = req.bodyFile();
     if (!file)
       throw Error::badRequest("send the release as the request body (a gzip-compressed tar)");
@@ -66,13 +63,8 @@ class ReleaseHandlers {
                      part_.boot()};
     ReleaseRecord release = ctx_.releases->insertBuilding(fresh);  // 409 while one builds
     try {
-      ctx_.services->call("storage.blobs.v1", "put",
-                          {{"project_id", project.id},
-                           {"space", kReleaseSpace},
-                           {"key", release.id},
-                           {"from_file", *file},
-                           {"content_type", "application/gzip"},
-                           {"move", true}});
+      berth::StorageBlobs(*ctx_.services)
+          .put({{project.id, kReleaseSpace, release.id}, *file, "application/gzip", true});
     } catch (const Error& e) {
       // The store refused the upload itself (a quota): nothing of it is kept, not even a row.
       if (e.status() < 500) {
@@ -97,7 +89,7 @@ class ReleaseHandlers {
   }
 
   void listProject(const Request& req, Responder& resp) const {
-    ProjectRef project = reachableProject(ctx_, req);
+    Project project = reachableProject(ctx_, req);
     resp.json(200, listJson(ctx_.releases->listProject(project.id, kProjectListLimit)));
   }
 
@@ -109,7 +101,7 @@ class ReleaseHandlers {
   }
 
   void getOne(const Request& req, Responder& resp) const {
-    ProjectRef project = reachableProject(ctx_, req);
+    Project project = reachableProject(ctx_, req);
     std::string id = req.param("id");
     auto release = ctx_.releases->find(project.id, id);
     if (!release) throw Error::notFound("no release called " + id);
@@ -119,7 +111,7 @@ class ReleaseHandlers {
   }
 
   void promote(const Request& req, Responder& resp) const {
-    ProjectRef project = reachableProject(ctx_, req);
+    Project project = reachableProject(ctx_, req);
     std::string id = req.param("id");
     auto before = ctx_.releases->live(project.id);
     ReleaseRecord live = ctx_.releases->promote(project.id, id);  // 404, 409, 410

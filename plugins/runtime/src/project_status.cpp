@@ -2,18 +2,14 @@
 
 namespace berth::runtime {
 
+berth::runtime_status::Status projectStatus(std::optional<AppState> process,
+                                            const std::optional<LiveRelease>& live) {
+  return {process && *process == AppState::Running, live};
+}
+
 nlohmann::json projectStatusJson(std::optional<AppState> process,
                                  const std::optional<LiveRelease>& live) {
-  nlohmann::json status;
-  status["state"] = process && *process == AppState::Running ? "running" : "stopped";
-  if (live)
-    status["live"] = {{"id", live->id},
-                      {"created_at", live->created_at},
-                      {"files", live->files},
-                      {"bytes", live->bytes}};
-  else
-    status["live"] = nullptr;
-  return status;
+  return berth::runtime_status::toJson(projectStatus(process, live));
 }
 
 }  // namespace berth::runtime

@@ -1,24 +1,24 @@
 // What the runtime tells the projects plugin through runtime.status.v1 (`project` ->
-// `{state, live}`), in api.md's words: `state` is `running` only while the project has a
-// process of its own running (a static site, or one starting or waiting to restart, reads
-// `stopped`); `live` is `{id, created_at, files, bytes}` of the live release, or null.
+// `{state, live}`, <berth/services/runtime_status.hpp>), in api.md's words: `state` is `running`
+// only while the project has a process of its own running (a static site, or one starting or
+// waiting to restart, reads `stopped`); `live` is `{id, created_at, files, bytes}` of the live
+// release, or null.
 #pragma once
-#include <cstdint>
+#include <berth/services/runtime_status.hpp>
 #include <nlohmann/json.hpp>
+
 #include <optional>
-#include <string>
 
 #include "process_supervisor.hpp"
 
 namespace berth::runtime {
 
-struct LiveRelease {
-  std::string id;
-  std::int64_t created_at = 0;
-  std::uint64_t files = 0;
-  std::uint64_t bytes = 0;
-};
+using LiveRelease = berth::runtime_status::LiveRelease;
 
+berth::runtime_status::Status projectStatus(std::optional<AppState> process,
+                                            const std::optional<LiveRelease>& live);
+
+// projectStatus written as the service answers it.
 nlohmann::json projectStatusJson(std::optional<AppState> process,
                                  const std::optional<LiveRelease>& live);
 
