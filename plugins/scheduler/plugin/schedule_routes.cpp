@@ -1,5 +1,7 @@
 #include "schedule_routes.hpp"
 
+#include <berth/services/projects_directory.hpp>
+
 #include <memory>
 
 #include "cron_spec.hpp"
@@ -19,9 +21,7 @@ Error noSuchSchedule() {
   return Error::notFound("no such schedule");
 }
 
-struct Project {
-  std::string id, name, account_id;
-};
+using Project = berth::projects_directory::Project;
 
 class ScheduleHandlers {
  public:
@@ -126,11 +126,7 @@ class ScheduleHandlers {
   // The project of the path if the caller reaches it; otherwise the directory's 404
   // `no project called {name}`, the same for a missing project and someone else's.
   Project find(const Request& req) const {
-    nlohmann::json found =
-        c_.services->call("projects.directory.v1", "find",
-                          {{"account_id", req.caller().accountId}, {"name", req.param("name")}});
-    return {found.at("id").get<std::string>(), found.at("name").get<std::string>(),
-            found.at("account_id").get<std::string>()};
+    return berth::ProjectsDirectory(*c_.services).find(req.caller().accountId, req.param("name"));
   }
 
   ScheduleStore store() const { return ScheduleStore(c_.db()); }

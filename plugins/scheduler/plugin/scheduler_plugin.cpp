@@ -2,6 +2,7 @@
 // requests, once per matching minute across every node. README.md beside this folder lists
 // every answer and setting.
 #include <berth/plugin.hpp>
+#include <berth/services/projects_directory.hpp>
 
 #include <curl/curl.h>
 
@@ -95,14 +96,9 @@ class SchedulerPlugin final : public berth::Plugin {
   void sweep() {
     ScheduleStore store(context_.db());
     std::map<std::string, std::string> missing;  // id -> name
-    for (const auto& [id, name] : store.projects()) {
-      try {
-        context_.services->call("projects.directory.v1", "get", {{"id", id}});
-      } catch (const berth::Error& e) {
-        if (e.status() != 404) throw;
-        missing.emplace(id, name);
-      }
-    }
+    const berth::ProjectsDirectory directory(*context_.services);
+    for (const auto& [id, name] : store.projects())
+      if (!directory.tryGetById(id)) missing.emplace(id, name);
     std::map<std::string, std::string> previously;
     {
       std::lock_guard lock(sweep_mutex_);
