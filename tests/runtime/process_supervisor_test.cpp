@@ -146,10 +146,18 @@ TEST(PortQuarantine, HoldsALeftPortForTenSecondsAndNeverGivesItOut) {
   EXPECT_FALSE(quarantine.held(0, t0));
   // The process's quarantine is what freeLoopbackPort() skips: hold the ports it gives and it
   // never gives one of them again.
+  // And each is below the kernel's ephemeral range, so no client's own source port (the
+  // readiness poll's) can be the app's port before the app has bound it.
+  unsigned ephemeral_low = 0, ephemeral_high = 0;
+  std::ifstream("/proc/sys/net/ipv4/ip_local_port_range") >> ephemeral_low >> ephemeral_high;
   std::set<std::uint16_t> given;
   for (int i = 0; i < 200; ++i) {
     std::uint16_t port = freeLoopbackPort();
     EXPECT_FALSE(given.contains(port)) << port;
+    EXPECT_GE(port, kFirstAppPort);
+    if (ephemeral_low > kFirstAppPort + 1000) {
+      EXPECT_LT(port, ephemeral_low);
+    }
     given.insert(port);
     portQuarantine().hold(port);
   }

@@ -6,8 +6,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
+#include <random>
 #include <stdexcept>
+#include <utility>
 
 namespace berth::runtime {
 namespace {
@@ -55,6 +58,26 @@ PortQuarantine& portQuarantine() {
 
 namespace {
 
+// The kernel's ephemeral range (its source ports for outgoing connections), lowest first.
+std::pair<std::uint16_t, std::uint16_t> ephemeralRange() {
+  unsigned low = 32768, high = 60999;
+  if (FILE* f = std::fopen("/proc/sys/net/ipv4/ip_local_port_range", "r")) {
+    if (std::fscanf(f, "%u %u", &low, &high) != 2) low = 32768, high = 60999;
+    std::fclose(f);
+  }
+  return {static_cast<std::uint16_t>(low), static_cast<std::uint16_t>(high)};
+}
+
+// Binds 127.0.0.1:port to see that it is free; true when it was.
+bool bindsFree(std::uint16_t port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  auto addr = loopback(port);
+  bool free = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+  ::close(fd);
+  return free;
+}
+
 std::uint16_t kernelsFreePort() {
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) throw std::runtime_error("cannot find a free port: socket failed");
@@ -72,7 +95,20 @@ std::uint16_t kernelsFreePort() {
 }  // namespace
 
 std::uint16_t freeLoopbackPort() {
-  // The kernel picks at random from thousands of ports: a held one comes up rarely.
+  // Below the kernel's ephemeral range: a port from inside it can be handed to a client as its
+  // own source port while the app has not bound it yet, and the readiness poll connecting to
+  // 127.0.0.1:P from source port P connects to itself and takes the app's port (seen with n8n).
+  static thread_local std::mt19937 random{std::random_device{}()};
+  const auto [ephemeral_low, ephemeral_high] = ephemeralRange();
+  (void)ephemeral_high;
+  if (ephemeral_low > kFirstAppPort + 1000) {
+    std::uniform_int_distribution<unsigned> pick(kFirstAppPort, ephemeral_low - 1u);
+    for (int attempt = 0; attempt < 200; ++attempt) {
+      auto port = static_cast<std::uint16_t>(pick(random));
+      if (!portQuarantine().held(port) && bindsFree(port)) return port;
+    }
+  }
+  // A machine whose ephemeral range starts low leaves no room below it: the kernel's choice.
   for (int attempt = 0; attempt < 100; ++attempt) {
     std::uint16_t port = kernelsFreePort();
     if (!portQuarantine().held(port)) return port;

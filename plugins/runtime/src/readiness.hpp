@@ -26,9 +26,13 @@ class PortQuarantine {
 };
 PortQuarantine& portQuarantine();  // this process's
 
-// A free TCP port on 127.0.0.1 (bind to 0, read it, close), not one in portQuarantine().
-// Another process could take it before the app binds; the start then fails and is retried
-// by the next request.
+// The first port an app may be given; apps get ports from here up to just below the kernel's
+// ephemeral range (/proc/sys/net/ipv4/ip_local_port_range).
+inline constexpr std::uint16_t kFirstAppPort = 10240;
+
+// A free TCP port on 127.0.0.1 for an app, below the ephemeral range (bound once to check it
+// is free), not one in portQuarantine(). Another process could take it before the app binds;
+// the start then fails and is retried by the next request.
 std::uint16_t freeLoopbackPort();
 
 bool acceptsConnections(std::uint16_t port);
