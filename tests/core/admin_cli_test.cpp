@@ -1,5 +1,5 @@
 // ctest-label: api (starts a real berthd)
-// The admin subcommands of contract.md, run as a user would, with their refusals.
+// The admin subcommands (README.md, A curl tour), run as a user would, with their refusals.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>

@@ -111,7 +111,7 @@ TEST_F(ApiDomains, AClaimBlocksNobodyUntilOneProjectVerifiesIt) {
   const std::string clash = "the domain " + host + " is already on a project";
   auto first = api(a).post("/projects/one-dmdupa/domains", {{"host", host}});
   ASSERT_EQ(first.status, 201) << first.body;
-  // The same project twice is refused, as api.md says of a domain already added.
+  // The same project twice is refused, as docs/openapi.yaml says (POST /projects/{name}/domains).
   auto r = api(a).post("/projects/one-dmdupa/domains", {{"host", host}});
   EXPECT_EQ(r.status, 409) << r.body;
   EXPECT_EQ(errorText(r), clash);

@@ -1,8 +1,9 @@
 // ctest-label: api (starts a real berthd)
-// The projects plugin over real HTTP, through berthd's edge: a new project as api.md describes
-// it, the name rules with their texts, conflicts and suggestions, the list and one project,
-// /projects/available and /projects/suggest, PATCH and its refusals, delete, plan limits, the
-// creation throttle, and the hooks the plugin fires (seen through the projecthooks fixture).
+// The projects plugin over real HTTP, through berthd's edge: a new project as docs/openapi.yaml
+// describes it, the name rules with their texts, conflicts and suggestions, the list and one
+// project, /projects/available and /projects/suggest, PATCH and its refusals, delete, plan
+// limits, the creation throttle, and the hooks the plugin fires (seen through the projecthooks
+// fixture).
 #include <gtest/gtest.h>
 
 #include <cctype>

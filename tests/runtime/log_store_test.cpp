@@ -1,5 +1,6 @@
-// Project logs: the JSON shape and limit rule of contract.md's Logs route, the bounded buffer,
-// and the insert/trim/select statements on the migration's table in a real PostgreSQL.
+// Project logs: the JSON shape and limit rule of GET /projects/{name}/logs (docs/openapi.yaml),
+// the bounded buffer, and the insert/trim/select statements on the migration's table in a real
+// PostgreSQL.
 #include "log_store.hpp"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,6 @@
 // Start commands: header, then project cmd, then detection from the release's files; the
-// shell rule of api.md (PATCH rule 5) for every source; runtime names as the Project shows them.
+// shell rule of docs/openapi.yaml (PATCH /projects/{name}, the start-command rules) for every
+// source; runtime names as the Project shows them.
 #include "start_command.hpp"
 
 #include <gtest/gtest.h>
@@ -111,7 +112,7 @@ TEST_F(StartCommand, ProjectCmdWhenNoHeader) {
 }
 
 TEST_F(StartCommand, StaticSiteDoesNotRunTheProjectCmd) {
-  // api.md PATCH rule 3.
+  // docs/openapi.yaml, PATCH /projects/{name}, the start-command rules.
   write("index.html", "<h1>hi</h1>");
   write("style.css");
   auto choice = choose(std::nullopt, "node server.js");

@@ -1,8 +1,9 @@
 // ctest-label: api (starts a real berthd)
-// The scheduler's routes over real HTTP through berthd's edge: a new schedule as api.md
-// describes it, the lists with next_run_at (null while paused), pause and resume, removal,
-// every refusal with its text (400, 404, 422), other accounts' projects answering like missing
-// ones, GET /schedules across own and team projects, and schedules going with their project.
+// The scheduler's routes over real HTTP through berthd's edge: a new schedule as
+// docs/openapi.yaml describes it, the lists with next_run_at (null while paused), pause and
+// resume, removal, every refusal with its text (400, 404, 422), other accounts' projects
+// answering like missing ones, GET /schedules across own and team projects, and schedules going
+// with their project.
 #include <gtest/gtest.h>
 
 #include <regex>

@@ -1,6 +1,6 @@
 // ctest-label: api (starts a real berthd)
-// The browser data API over real HTTP through the edge (contract.md "Browser data API
-// settings" and "Project traffic on the project host"): the settings routes, the publishable
+// The browser data API over real HTTP through the edge (docs/openapi.yaml: the Data API
+// routes, and /_data on the project host): the settings routes, the publishable
 // key (header, bearer, query; rotation), every table and function closed until opened per
 // operation, CORS with the preflight, Prefer return=representation and count=exact with
 // Content-Range, single objects, rpc, PostgREST-shaped errors; and a run of

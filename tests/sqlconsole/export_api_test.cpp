@@ -2,7 +2,8 @@
 // GET /projects/{name}/export over HTTP against a real berthd: the postgres export loads with psql
 // into an empty database of the test cluster and gives the same rows; the mysql export loads
 // into a real MariaDB 10.11 started here; the json export is {"tables": {...}}; an export
-// imports into a second project with the same rows; formats, gzip and headers as api.md says.
+// imports into a second project with the same rows; formats, gzip and headers as
+// docs/openapi.yaml says (GET /projects/{name}/export).
 #include <zlib.h>
 
 #include <regex>

@@ -1,6 +1,6 @@
 // ctest-label: api (starts a real berthd)
-// GET/POST/PATCH/DELETE /projects/{name}/tables/{table}/rows over real HTTP (api.md "Database:
-// rows"): every filter operator, not., nested and/or, quoted values, order with nulls, select
+// GET/POST/PATCH/DELETE /projects/{name}/tables/{table}/rows over real HTTP (docs/openapi.yaml):
+// every filter operator, not., nested and/or, quoted values, order with nulls, select
 // with aliases, casts and embedding both ways, limit clamping and total, inserts, updates and
 // deletes with the database's own messages, every error text, other accounts' 404s, the
 // statement timeout, and injection attempts that must not run. Also, at the end, the
@@ -548,8 +548,8 @@ TEST_F(RowsApi, AColumnAddedOutsideTheApiJoinsAnExplicitStarWithinTheRecheckInte
 // ---- the catalogue read from a real database ------------------------------------------------
 // Tables, views and materialized views of `public` only, columns with the type as the database
 // prints it, not_null, primary_key and default; foreign keys with their actions mapped as
-// api.md says; a scope that reads only some tables; cast types resolved to the database's own
-// names; the fingerprint that tells a kept catalogue is still right.
+// docs/openapi.yaml's TableLink says; a scope that reads only some tables; cast types resolved
+// to the database's own names; the fingerprint that tells a kept catalogue is still right.
 
 namespace {
 

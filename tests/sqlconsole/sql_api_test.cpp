@@ -1,8 +1,8 @@
 // ctest-label: api (starts a real berthd)
 // The structure and SQL routes of the sqlconsole plugin over HTTP, against a real berthd whose
 // statement timeout is 1 second (so the timeout rules are tested quickly): /tables, /views,
-// /indexes, /backup, /sql, /query and /batch, each rule and error text of api.md, the project's
-// own role, and other accounts' 404s.
+// /indexes, /backup, /sql, /query and /batch, each rule and error text of docs/openapi.yaml,
+// the project's own role, and other accounts' 404s.
 #include <unistd.h>
 
 #include <fstream>

@@ -1,5 +1,5 @@
 // Classification on the parse tree: node names, the /sql rule (CREATE / ALTER / DROP only) and
-// the /import skip rule (api.md, /import rule 2).
+// the /import skip rule (docs/openapi.yaml, POST /projects/{name}/import, rule 2).
 #include "sql_classify.hpp"
 
 #include <gtest/gtest.h>
@@ -208,7 +208,7 @@ TEST(Classify, SchemaChangeListMatchesTheInstalledParser) {
   }
 }
 
-// api.md, /import rule 2.
+// docs/openapi.yaml, POST /projects/{name}/import, rule 2.
 TEST(Classify, ImportSkipsSetTransactionControlAndSetConfig) {
   const std::pair<const char*, SkipReason> cases[] = {
       {"SET statement_timeout = 0", SkipReason::SetStatement},

@@ -216,8 +216,9 @@ TEST(ScriptReader, StatementLongerThanManyChunks) {
   EXPECT_EQ(items[2].line, 2002u);
 }
 
-// api.md, /import rule 2: backslash lines, SET (not SET CONSTRAINTS), set_config calls and
-// the script's own transaction control are left out; everything else runs.
+// docs/openapi.yaml, POST /projects/{name}/import, rule 2: backslash lines, SET (not SET
+// CONSTRAINTS), set_config calls and the script's own transaction control are left out;
+// everything else runs.
 TEST(ScriptReader, SkipsWhatImportRuleTwoSays) {
   const std::string script =
       "\\restrict abc123\n"

@@ -349,7 +349,7 @@ TEST_F(ApiFiles, FilesCountAndBytesFollowUploadsReplacesAndDeletes) {
   ASSERT_EQ(removeFile(api(*owner), name, "two.txt").status, 204);
   EXPECT_EQ(counts(), Counts(1, 3));
 
-  // The list of projects carries the same numbers; PATCH answers zeros as api.md says.
+  // The list of projects carries the same numbers; PATCH answers zeros as docs/openapi.yaml says.
   auto all = api(*owner).get("/projects");
   auto body = all.json();
   bool seen = false;

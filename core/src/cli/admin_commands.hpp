@@ -1,4 +1,4 @@
-// The admin subcommands of contract.md: accounts, tokens, teams and migrations.
+// The admin subcommands (README.md, A curl tour): accounts, tokens, teams and migrations.
 #pragma once
 #include "cli/command_line.hpp"
 #include "config/settings.hpp"

@@ -1,4 +1,4 @@
-// The routes of api.md's Projects section (and contract.md's GET /projects/{name}).
+// The Projects routes of docs/openapi.yaml (GET /projects/{name} among them).
 #pragma once
 #include <berth/plugin.hpp>
 

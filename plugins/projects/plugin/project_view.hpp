@@ -1,7 +1,7 @@
-// The Project resource of api.md, filled from the record and from the plugins that own the
-// other fields (storage: files; runtime: state and live release). Written straight as JSON
-// text: GET /projects renders every project of the caller on every call, and building a DOM
-// to dump it was most of the route's time.
+// The Project schema of docs/openapi.yaml, filled from the record and from the plugins that
+// own the other fields (storage: files; runtime: state and live release). Written straight as
+// JSON text: GET /projects renders every project of the caller on every call, and building a
+// DOM to dump it was most of the route's time.
 #pragma once
 #include <string>
 #include <vector>

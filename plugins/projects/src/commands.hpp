@@ -1,5 +1,6 @@
-// Start commands (api.md, PATCH rules 3-5) and the runtime guessed from one. The rule and the
-// table live in the SDK (berth/start_commands.hpp), shared with the runtime plugin.
+// Start commands (docs/openapi.yaml, PATCH /projects/{name}, the start-command rules) and the
+// runtime guessed from one. The rule and the table live in the SDK (berth/start_commands.hpp),
+// shared with the runtime plugin.
 #pragma once
 #include <berth/start_commands.hpp>
 

@@ -1,4 +1,4 @@
-// Project name rules (api.md, "Name rules for creating a project") and generated names.
+// Project name rules (docs/openapi.yaml, POST /projects, the name rules) and generated names.
 #pragma once
 #include <set>
 #include <string>

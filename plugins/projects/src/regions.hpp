@@ -1,4 +1,4 @@
-// The fixed regions a project can be recorded in (api.md, Region).
+// The fixed regions a project can be recorded in (docs/openapi.yaml, GET /regions and Region).
 #pragma once
 #include <string_view>
 #include <vector>

@@ -21,12 +21,13 @@
 
 namespace berth::runtime {
 
-// api.md's limit "Release archive | 256 MB": the edge refuses larger uploads (413).
+// The release archive's limit (docs/openapi.yaml, POST /projects/{name}/deploys: 256 MB): the
+// edge refuses larger uploads (413).
 inline constexpr std::uint64_t kMaxArchiveBytes = 256ull * 1024 * 1024;
 
 // The plugin's section of berth.yaml (runtime.*), read once at start.
 struct RuntimeConfig {
-  std::chrono::seconds idle_stop{900};           // idle_stop_seconds (contract.md)
+  std::chrono::seconds idle_stop{900};           // idle_stop_seconds (plugins/runtime/README.md)
   int keep_releases = 3;                         // keep_releases: older ready ones are pruned
   std::uint64_t max_release_bytes = 1ull << 30;  // max_release_mb: unpacked size limit
   std::uint64_t max_release_files = 100000;      // max_release_files

@@ -1,6 +1,6 @@
-// The release routes of contract.md: upload (202, built on a worker thread), listings, one
-// release, promote; the jobs and hooks of the releases part. A project the caller cannot
-// reach answers exactly like a missing one (404 from projects.directory.v1).
+// The release routes (docs/openapi.yaml, Releases): upload (202, built on a worker thread),
+// listings, one release, promote; the jobs and hooks of the releases part. A project the
+// caller cannot reach answers exactly like a missing one (404 from projects.directory.v1).
 #include <algorithm>
 #include <cctype>
 
@@ -18,8 +18,8 @@ using berth::Error;
 using berth::Request;
 using berth::Responder;
 
-constexpr int kProjectListLimit = 50;   // api.md: 50 newest per project
-constexpr int kAccountListLimit = 100;  // api.md: 100 newest across projects
+constexpr int kProjectListLimit = 50;   // docs/openapi.yaml: 50 newest per project
+constexpr int kAccountListLimit = 100;  // docs/openapi.yaml: 100 newest across projects
 
 using Project = berth::projects_directory::Project;
 

@@ -58,8 +58,8 @@ struct BuiltRelease {
   std::string build_log;
 };
 
-// The Release of contract.md: id, project, status, created_at, files, bytes, cmd, runtime,
-// region, error.
+// The Release schema of docs/openapi.yaml: id, project, status, created_at, files, bytes, cmd,
+// runtime, region, error.
 nlohmann::json releaseJson(const ReleaseRecord& release);
 
 class ReleaseStore {

@@ -1,10 +1,10 @@
 // Request logs from the edge's access log (the core fires edge.access for every request nginx
 // finished): a request on a project host becomes a `request` entry of that project's logs.
-// A schedule's run is one too, with the schedule's id as its message (contract.md, Logs):
-// the gateway sees the x-berth-schedule header, the access log does not, so the gateway
-// remembers request id -> schedule id for the access hook to pick up. It remembers the
-// method the same way when it is not GET: nginx logs GET for every request it passed on
-// through an internal redirect (X-Accel-Redirect), which all gateway answers are.
+// A schedule's run is one too, with the schedule's id as its message (docs/openapi.yaml,
+// GET /projects/{name}/logs): the gateway sees the x-berth-schedule header, the access log does
+// not, so the gateway remembers request id -> schedule id for the access hook to pick up. It
+// remembers the method the same way when it is not GET: nginx logs GET for every request it
+// passed on through an internal redirect (X-Accel-Redirect), which all gateway answers are.
 #pragma once
 #include <berth/access_line.hpp>
 

@@ -1,7 +1,8 @@
-// A project's logs (contract.md, Logs): requests (from the edge's access log), schedule runs,
-// lines its process printed, platform events. They live in PostgreSQL, not in berthd's memory:
-// they survive a restart and every node of a cluster sees the same logs. Each project keeps
-// its newest `keep` entries: every flush inserts a batch and trims in the same transaction.
+// A project's logs (docs/openapi.yaml, GET /projects/{name}/logs): requests (from the edge's
+// access log), schedule runs, lines its process printed, platform events. They live in
+// PostgreSQL, not in berthd's memory: they survive a restart and every node of a cluster sees
+// the same logs. Each project keeps its newest `keep` entries: every flush inserts a batch and
+// trims in the same transaction.
 //
 // Lines arrive much faster than one INSERT each could follow, so they wait in a LogBuffer
 // (bounded per project; the oldest waiting lines give way) that a periodic job flushes.

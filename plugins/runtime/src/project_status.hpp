@@ -1,8 +1,8 @@
 // What the runtime tells the projects plugin through runtime.status.v1 (`project` ->
-// `{state, live}`, <berth/services/runtime_status.hpp>), in api.md's words: `state` is `running`
-// only while the project has a process of its own running (a static site, or one starting or
-// waiting to restart, reads `stopped`); `live` is `{id, created_at, files, bytes}` of the live
-// release, or null.
+// `{state, live}`, <berth/services/runtime_status.hpp>), in the words of docs/openapi.yaml's
+// Project: `state` is `running` only while the project has a process of its own running (a
+// static site, or one starting or waiting to restart, reads `stopped`); `live` is
+// `{id, created_at, files, bytes}` of the live release, or null.
 #pragma once
 #include <berth/services/runtime_status.hpp>
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-// Which releases keep their files and which may be made live (contract.md, release routes):
+// Which releases keep their files and which may be made live (docs/openapi.yaml, Releases):
 // the newest successful release becomes live; promote makes an earlier one live again (409
 // while one is building, 410 when its files are gone); the newest `keep` releases with files
 // are kept, older ones become `pruned`.

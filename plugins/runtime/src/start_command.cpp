@@ -244,7 +244,7 @@ StartChoice chooseStartCommand(const std::optional<std::string>& header,
                                std::string_view project_cmd, const fs::path& release_dir,
                                const ToolFinder& tool_exists) {
   if (header && !splitCommand(*header).empty()) return planFromCommand(*header, "header");
-  // api.md PATCH rule 3: static sites do not run the project's cmd.
+  // docs/openapi.yaml, PATCH /projects/{name}: static sites do not run the project's cmd.
   if (looksStatic(release_dir, project_cmd))
     return StartChoice{StartPlan{StartKind::Static, "", {}, {}, "Static", "detected", {}}, {}};
   if (!splitCommand(project_cmd).empty()) return planFromCommand(project_cmd, "project");

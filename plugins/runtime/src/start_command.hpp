@@ -1,6 +1,7 @@
-// How a release is started (issue 6, api.md PATCH rules 3-5): the x-berth-cmd header, else the
-// project's cmd, else detected from the release's files. Commands are split into argv here and
-// run directly, never through a shell.
+// How a release is started (docs/openapi.yaml: POST /projects/{name}/deploys, and the
+// start-command rules of PATCH /projects/{name}): the x-berth-cmd header, else the project's
+// cmd, else detected from the release's files. Commands are split into argv here and run
+// directly, never through a shell.
 #pragma once
 #include <filesystem>
 #include <functional>

@@ -1,4 +1,4 @@
-// The Schedules routes of api.md, and the run history beside them.
+// The Schedules routes of docs/openapi.yaml, the run history beside them included.
 #pragma once
 #include <berth/plugin.hpp>
 

@@ -1,5 +1,5 @@
 // The schedules the API reads and changes, in the control-plane table scheduler.schedules,
-// and the Schedule JSON of api.md.
+// and the Schedule JSON of docs/openapi.yaml.
 #pragma once
 #include <berth/plugin.hpp>
 
@@ -11,8 +11,9 @@
 
 namespace berth::scheduler {
 
-// Runs that waited this long past their minute are missed, not run (api.md: runs missed while
-// the platform was down are not replayed). In scheduler seconds.
+// Runs that waited this long past their minute are missed, not run (docs/openapi.yaml,
+// POST /projects/{name}/schedules: runs missed while the platform was down are not replayed).
+// In scheduler seconds.
 inline constexpr int64_t kMissedAfterSeconds = 60;
 
 struct NewSchedule {

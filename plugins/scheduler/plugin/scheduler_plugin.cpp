@@ -1,6 +1,6 @@
-// The scheduler plugin: schedules (api.md, Schedules) and the cron runner that makes their
-// requests, once per matching minute across every node. README.md beside this folder lists
-// every answer and setting.
+// The scheduler plugin: schedules (docs/openapi.yaml, Schedules) and the cron runner that
+// makes their requests, once per matching minute across every node. README.md beside this
+// folder lists every answer and setting.
 #include <berth/plugin.hpp>
 #include <berth/services/projects_directory.hpp>
 

@@ -1,6 +1,7 @@
-// Five-field cron specs in UTC (api.md, Schedule): minute, hour, day of month, month, day of
-// week. Each field is `*`, a number, a list `a,b`, a range `a-b`, a step `*/n` or `a-b/n`;
-// Sunday is 0 or 7. No names, no `@` shorthands, no `L`, `W`, `#` or `?`.
+// Five-field cron specs in UTC (docs/openapi.yaml, POST /projects/{name}/schedules): minute,
+// hour, day of month, month, day of week. Each field is `*`, a number, a list `a,b`, a range
+// `a-b`, a step `*/n` or `a-b/n`; Sunday is 0 or 7. No names, no `@` shorthands, no `L`, `W`,
+// `#` or `?`.
 //
 // Day of month and day of week: when both are restricted, a day matches when either matches
 // (Vixie cron's rule). A field counts as restricted when it leaves out at least one value of

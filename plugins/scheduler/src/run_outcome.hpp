@@ -1,5 +1,5 @@
-// How one run ended, in api.md's words (Schedule, last_error): success for statuses 200 to
-// 399 (error null), `the project answered {code}` for any other status, `the job did not
+// How one run ended, in docs/openapi.yaml's words (Schedule, last_error): success for statuses
+// 200 to 399 (error null), `the project answered {code}` for any other status, `the job did not
 // finish within five minutes` for a run abandoned at the time limit (the text is fixed even
 // when scheduler.run_timeout_seconds sets another limit), or the connection error's own text.
 #pragma once

@@ -1,5 +1,6 @@
-// What a new schedule's fields must be (api.md, Schedules: 400 with the reason), and its id.
-// Each check returns the refusal's text, or nothing when the value is fine.
+// What a new schedule's fields must be (docs/openapi.yaml, POST /projects/{name}/schedules: 400
+// with the reason), and its id. Each check returns the refusal's text, or nothing when the
+// value is fine.
 #pragma once
 #include <optional>
 #include <string>

@@ -1,4 +1,4 @@
-// The browser data API on project hosts (contract.md "Project traffic on the project host"):
+// The browser data API on project hosts (docs/openapi.yaml, /_data on the project host):
 //   GET/HEAD/POST/PATCH/DELETE /_data/<table>   PostgREST's grammar, the rows routes' SQL
 //   POST /_data/rpc/<function>                  a function of public, named arguments
 //   OPTIONS on both                             the CORS preflight

@@ -1,4 +1,4 @@
-// The browser data API's settings (contract.md "Browser data API settings"):
+// The browser data API's settings (docs/openapi.yaml, the Data API routes):
 //   GET  /projects/{name}/data-api                        {key, tables, functions}
 //   PUT  /projects/{name}/data-api/tables/{table}         any of read, create, update, delete
 //   PUT  /projects/{name}/data-api/functions/{function}   {enabled}

@@ -1,6 +1,7 @@
 // How what the project's database says becomes the API's answer, the same for every SQL route:
-// a refused statement is a 400 in the database's own words (api.md "Errors"), a statement
-// stopped for taking too long is api.md's sentence, a lost connection is a 503.
+// a refused statement is a 400 in the database's own words (docs/openapi.yaml, each SQL route's
+// 400), a statement stopped for taking too long is the sentence of its /query rule 3, a lost
+// connection is a 503.
 #pragma once
 #include <berth/plugin.hpp>
 

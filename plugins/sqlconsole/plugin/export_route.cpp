@@ -1,4 +1,4 @@
-// GET /projects/{name}/export?format=&gzip= (api.md /export): the database written to a file
+// GET /projects/{name}/export?format=&gzip= (docs/openapi.yaml): the database written to a file
 // under data_dir as it streams out of PostgreSQL (pg_dump for postgres/sql, our own writers for
 // mysql and json), then sent by the edge (Responder::file, X-Accel-Redirect) with
 // Content-Disposition: attachment. Anyone who reaches the project may export it.

@@ -1,4 +1,4 @@
-// POST /projects/{name}/import (api.md /import): a raw SQL script of up to 256 MB, spooled to a
+// POST /projects/{name}/import (docs/openapi.yaml): a raw SQL script of up to 256 MB, spooled to a
 // file by the edge (which answers 413 above that), read from there in chunks and run in one
 // transaction (import_run.hpp). Only the account owner or a team admin may import.
 #include <chrono>
@@ -13,7 +13,7 @@
 namespace berth::sqlconsole {
 namespace {
 
-constexpr uint64_t kImportLimit = uint64_t{256} << 20;  // api.md "Limits": SQL import
+constexpr uint64_t kImportLimit = uint64_t{256} << 20;  // docs/openapi.yaml: up to 256 MB
 
 std::string megabytes(uint64_t bytes) {
   return std::to_string(bytes / (1 << 20)) + "." + std::to_string((bytes % (1 << 20)) * 10 >> 20) +

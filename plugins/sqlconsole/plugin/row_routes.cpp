@@ -1,4 +1,4 @@
-// GET/POST/PATCH/DELETE /projects/{name}/tables/{table}/rows (api.md "Database: rows"). The
+// GET/POST/PATCH/DELETE /projects/{name}/tables/{table}/rows (docs/openapi.yaml). The
 // query goes through the rows grammar (rest_query.hpp), the catalogue check and SQL building
 // (rest_sql.hpp), and runs on the project's own database as its own role, on the plugin's
 // workers. Each request is one statement after the catalogue check (catalog_cache.hpp: a

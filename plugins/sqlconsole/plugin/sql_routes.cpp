@@ -1,4 +1,4 @@
-// POST /projects/{name}/sql, /query and /batch (api.md "Database: SQL"). Statements are split and
+// POST /projects/{name}/sql, /query and /batch (docs/openapi.yaml). Statements are split and
 // judged by PostgreSQL's own parser (libpg_query) before anything reaches the database, and run
 // on the project's own database as the project's own role.
 #include <chrono>
@@ -62,7 +62,8 @@ void schemaChanges(Context& context, const berth::Request& request, berth::Respo
   const std::string sql = request.json().at("sql").get<std::string>();
   const std::vector<Statement> statements = parse(sql);
   if (statements.empty()) throw berth::Error::badRequest(std::string(kNothingToRun));
-  // Every statement is judged before any runs (api.md /sql rule 1).
+  // Every statement is judged before any runs (docs/openapi.yaml, POST /projects/{name}/sql,
+  // rule 1).
   for (const Statement& statement : statements)
     if (!isSchemaChange(statement.kind.node)) throw berth::Error::badRequest(kOnlySchemaChanges);
 
@@ -143,7 +144,7 @@ std::vector<BatchItem> batchItems(const nlohmann::json& list) {
       throw berth::Error::badRequest(at(position) + "not a string; send each statement as text");
     const std::string sql = list[i].get<std::string>();
     std::vector<Statement> statements = parse(sql, at(position));
-    if (statements.empty()) continue;  // empty items are ignored (api.md /batch rule 2)
+    if (statements.empty()) continue;  // docs/openapi.yaml, /batch: empty items are ignored
     if (statements.size() > 1) {
       throw berth::Error::badRequest(at(position) + "holds " + std::to_string(statements.size()) +
                                      " statements; put each in an item of its own");

@@ -33,7 +33,8 @@ class SqlconsolePlugin final : public berth::Plugin {
     r.configInt("idle_connections", 4, "idle connections kept per project database",
                 berth::IntRange{0, 64});
     r.configInt("statement_timeout_seconds", 15,
-                "a statement running longer is stopped (api.md: 15)", berth::IntRange{1, 3600});
+                "a statement running longer is stopped (docs/openapi.yaml, /query rule 3: 15)",
+                berth::IntRange{1, 3600});
     r.configInt("core_thread_wait_us", 2000,
                 "how long a read of the rows routes or /_data may hold the core thread that "
                 "received it, waiting for the database, before the plugin's workers take it "

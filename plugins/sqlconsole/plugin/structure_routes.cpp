@@ -1,6 +1,6 @@
 // GET /projects/{name}/tables, /views, /indexes, /backup: what the project's database holds,
-// read from its catalogue in one statement per route (api.md "Database: structure" and
-// "Database description records"). Anyone who reaches the project may read them.
+// read from its catalogue in one statement per route (docs/openapi.yaml: these routes and the
+// Table, View, Index and BackupStatus schemas). Anyone who reaches the project may read them.
 #include <functional>
 
 #include "catalog.hpp"

@@ -1,6 +1,6 @@
 // What the database says the `public` schema holds: tables (and views) with their columns,
 // primary keys and declared foreign keys, read in one round trip. The rows grammar checks every
-// name against it and /tables renders it (api.md "Database description records").
+// name against it and /tables renders it (docs/openapi.yaml, the Table schema).
 #pragma once
 #include <cstdint>
 #include <map>

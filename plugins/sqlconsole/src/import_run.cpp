@@ -34,7 +34,7 @@ std::string where(size_t statement, size_t line) {
 }
 
 // The database's message, with the line of COPY data it was about when there is one. A
-// statement stopped for taking too long says so in api.md's words.
+// statement stopped for taking too long says so in docs/openapi.yaml's words.
 std::string messageOf(PGconn* conn, const PGresult* result, bool copy) {
   const PgError error = errorOf(conn, result);
   if (error.isQueryCanceled()) return "that query took too long and was stopped";

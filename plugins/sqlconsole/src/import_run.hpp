@@ -1,7 +1,8 @@
-// Running an import script (api.md /import) on a project's database: read item by item from the
-// file the edge spooled the body to (ScriptReader: never whole in memory), every statement in one
-// transaction, COPY ... FROM stdin data passed on with PQputCopyData, the lines of rule 2 left
-// out. Anything that goes wrong rolls the whole script back.
+// Running an import script (docs/openapi.yaml, POST /projects/{name}/import) on a project's
+// database: read item by item from the file the edge spooled the body to (ScriptReader: never
+// whole in memory), every statement in one transaction, COPY ... FROM stdin data passed on with
+// PQputCopyData, the lines of rule 2 left out. Anything that goes wrong rolls the whole script
+// back.
 #pragma once
 #include <chrono>
 #include <cstddef>

@@ -1,5 +1,5 @@
-// One statement of /query or /batch run on a project's database, answering api.md's "Query
-// result": at most max_rows rows are read from the server, however many the statement makes.
+// One statement of /query or /batch run on a project's database, answering docs/openapi.yaml's
+// QueryResult: at most max_rows rows are read from the server, however many the statement makes.
 //
 // How: a plain SELECT (no INTO, no data-modifying WITH) is read through a cursor, so the server
 // computes only the rows that are fetched; anything else (INSERT ... RETURNING, EXPLAIN, SHOW,
@@ -38,8 +38,9 @@ struct QueryOutcome {
   int64_t changed = 0;
   int64_t tookMs = 0;
 
-  // api.md "Query result": {"columns", "rows", "truncated", "took_ms"} for a statement that
-  // returns rows, {"columns": [], "rows": [], "changed", "took_ms"} for one that does not.
+  // docs/openapi.yaml's QueryResult: {"columns", "rows", "truncated", "took_ms"} for a
+  // statement that returns rows, {"columns": [], "rows": [], "changed", "took_ms"} for one that
+  // does not.
   std::string json() const;
 };
 

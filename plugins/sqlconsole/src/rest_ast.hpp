@@ -1,5 +1,5 @@
-// The syntax tree of a rows query (api.md "Database: rows", shared with /_data): what the
-// grammar of rest_query.hpp produces and the SQL step consumes.
+// The syntax tree of a rows query (docs/openapi.yaml, GET /projects/{name}/tables/{table}/rows,
+// shared with /_data): what the grammar of rest_query.hpp produces and the SQL step consumes.
 //
 // Names (columns, tables, aliases, foreign key hints, cast types, languages) are plain strings
 // exactly as written, case kept: nothing here has been checked against the database. The step

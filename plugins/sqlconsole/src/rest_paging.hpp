@@ -1,5 +1,5 @@
-// limit and offset of the rows grammar (api.md: limit defaults to 50 and is clamped to 1..200;
-// offset defaults to 0).
+// limit and offset of the rows grammar (docs/openapi.yaml, the rows routes: limit defaults to
+// 50 and is clamped to 1..200; offset defaults to 0).
 #pragma once
 #include <cstdint>
 #include <string_view>

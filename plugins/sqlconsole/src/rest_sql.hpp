@@ -42,7 +42,8 @@ struct SqlStatement {
 // every type it casts to. The type names are as written.
 CatalogScope catalogScopeFor(std::string_view table, const RestQuery& query);
 
-// The table a route names; RestRefusal "no table named {table}" (api.md's words) otherwise.
+// The table a route names; RestRefusal "no table named {table}" (docs/openapi.yaml's words)
+// otherwise.
 const CatalogTable& requireTable(const Catalog& catalog, std::string_view table);
 
 // ---- reading ---------------------------------------------------------------------------------

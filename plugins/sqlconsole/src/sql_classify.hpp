@@ -44,7 +44,7 @@ bool isSchemaChange(std::string_view node);
 // RuleStmt (CREATE RULE) and RenameStmt (ALTER ... RENAME).
 std::span<const std::string_view> schemaChangeNodes();
 
-// Why /import leaves something out (api.md, /import rule 2).
+// Why /import leaves something out (docs/openapi.yaml, POST /projects/{name}/import, rule 2).
 enum class SkipReason {
   None,                // runs
   MetaCommand,         // a psql backslash line (\connect, \restrict, ...)

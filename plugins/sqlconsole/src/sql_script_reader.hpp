@@ -1,6 +1,7 @@
-// Reading an import script (api.md, /import) one item at a time from the file the edge spooled
-// it to, so a 256 MB script is never held whole in memory: statements (split and classified by
-// libpg_query), the lines /import leaves out, and the inline data of COPY ... FROM stdin.
+// Reading an import script (docs/openapi.yaml, POST /projects/{name}/import) one item at a time
+// from the file the edge spooled it to, so a 256 MB script is never held whole in memory:
+// statements (split and classified by libpg_query), the lines /import leaves out, and the
+// inline data of COPY ... FROM stdin.
 //
 // How statements are found in a stream: the file is read in chunks; libpg_query parses a
 // window of whole lines; a statement counts only once a ';' after it was parsed (or the file

@@ -1,6 +1,6 @@
 // What /views, /indexes, /backup and the table lists of /sql and /import read from a project's
 // database: one catalogue query per route, never one per table. Only the `public` schema counts
-// (api.md "Database description records").
+// (docs/openapi.yaml: the Table, View and Index schemas).
 #pragma once
 #include <cstdint>
 #include <string>

@@ -15,7 +15,8 @@
 
 namespace berth::storage {
 
-// The stored-file limit of api.md ("Stored file | 64 MB"): the edge refuses larger bodies.
+// The stored-file limit (docs/openapi.yaml, POST /projects/{name}/files/{path}: 64 MB): the
+// edge refuses larger bodies.
 inline constexpr uint64_t kMaxFileBytes = 64ull * 1024 * 1024;
 
 struct Context {

@@ -139,7 +139,8 @@ class FileHandlers {
     }
   }
 
-  // Every list of api.md returns everything; a bound keeps one answer finite.
+  // GET /projects/{name}/files lists every stored file (docs/openapi.yaml); a bound keeps one
+  // answer finite.
   static constexpr int64_t kListEverything = 1000000;
 
   // A project the caller can reach, else 404 "no project called {name}" from the directory.

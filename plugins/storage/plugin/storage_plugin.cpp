@@ -1,6 +1,6 @@
 // The storage plugin: the blob store other plugins keep bytes in (storage.blobs.v1), the
-// stored-file routes of api.md and /_files/ on project hosts. README.md beside this folder
-// lists every route, answer, service method and configuration key.
+// stored-file routes of docs/openapi.yaml (Files) and /_files/ on project hosts. README.md
+// beside this folder lists every route, answer, service method and configuration key.
 #include <berth/plugin.hpp>
 
 #include <algorithm>

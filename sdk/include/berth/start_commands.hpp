@@ -1,7 +1,8 @@
 /** @file
- *  Start commands (api.md, PATCH rules 3-5), shared by every plugin that stores or runs one:
- *  the projects plugin checks a PATCHed `cmd`, the runtime checks the `x-berth-cmd` header and
- *  runs the command. Header-only, so the rule and the runtime table cannot drift apart.
+ *  Start commands (docs/openapi.yaml, PATCH /projects/{name}, the start-command rules), shared
+ *  by every plugin that stores or runs one: the projects plugin checks a PATCHed `cmd`, the
+ *  runtime checks the `x-berth-cmd` header and runs the command. Header-only, so the rule and
+ *  the runtime table cannot drift apart.
  *
  *  Commands are run directly, never through a shell: they are split on blanks into argv. */
 #ifndef BERTH_START_COMMANDS_HPP
