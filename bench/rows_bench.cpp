@@ -8,7 +8,7 @@
 // through the nginx edge, keep-alive, from wrk with a Lua script picking N), next to pgbench
 // running the equivalent plain SELECTs as the project's role on the same cluster, with the same
 // number of clients, in the same run: prepared (as berthd runs them) and with the extended protocol
-// (parsed and planned each time). Goal (issue 4): >= 0.5x.
+// (parsed and planned each time). Goal: >= 0.5x.
 // The API answers carry more than the plain SELECT: the catalogue check and, on the rows
 // route, `total` (a count over the filter).
 // Each line also shows the CPU each kind of process spent per request (berthd, nginx, postgres,

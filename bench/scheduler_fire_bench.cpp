@@ -1,6 +1,6 @@
 // The scheduler's runner at scale, on the wall clock: 10,000 enabled schedules (100 projects of
 // 100) all due on the same minute, requesting a local app through berthd's edge (the
-// schedtarget test plugin proxies project hosts to it). Measured next to the goals of issue 7:
+// schedtarget test plugin proxies project hosts to it). Measured next to its goals:
 //   - seconds after the minute until the last of the 10,000 requests reached the app (goal:
 //     all within 5 s), for two minutes in a row;
 //   - berthd's CPU per idle minute with 10,000 enabled schedules none of which is due (goal:

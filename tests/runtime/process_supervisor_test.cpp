@@ -191,6 +191,16 @@ TEST(AppEnvironment, PlatformNamesCannotBeOverridden) {
   EXPECT_EQ(env["API_KEY"], "k");
   EXPECT_EQ(env["NODE_ENV"], "production");
   EXPECT_FALSE(env.contains("NOT_PG"));
+  EXPECT_FALSE(env.contains("BERTH_URL"));
+}
+
+TEST(AppEnvironment, BerthUrlIsThePlatformsAndNeverASecrets) {
+  AppEnvironmentInput in;
+  in.release_dir = "/srv/r1";
+  in.public_url = "http://www.example.test:8080";
+  in.secrets = {{"BERTH_URL", "http://evil.test"}};
+  in.start_env = {{"BERTH_URL", "http://also-evil.test"}};
+  EXPECT_EQ(appEnvironment(in)["BERTH_URL"], "http://www.example.test:8080");
 }
 
 TEST(AppEnvironment, ExpandsPortInArguments) {

@@ -7,6 +7,7 @@
 #include <berth/services/accounts_usage.hpp>
 #include <berth/services/project_host_cache.hpp>
 #include <berth/services/projects_directory.hpp>
+#include <berth/services/runtime_logs.hpp>
 #include <berth/services/runtime_status.hpp>
 #include <berth/services/storage_blobs.hpp>
 #include <berth/services/storage_stats.hpp>
@@ -70,6 +71,16 @@ TEST(ProjectsDirectoryContract, AProjectRoundTripsWithTheWireNames) {
   EXPECT_EQ(directory::parseProject(wire), p);
   // What a plugin built against the old SDK writes (a DOM, any order) reads the same.
   EXPECT_EQ(directory::parseProject(json::parse(wire.dump())), p);
+}
+
+TEST(ProjectsDirectoryContract, APublicAddressKeepsTheSchemeAndPortOfTheProjectsOwn) {
+  namespace directory = berth::projects_directory;
+  EXPECT_EQ(directory::addressOn("http://blog-ann1.localhost:8080", "www.example.test"),
+            "http://www.example.test:8080");
+  EXPECT_EQ(directory::addressOn("https://blog-ann1.apps.example.com", "blog.example.org"),
+            "https://blog.example.org");
+  EXPECT_EQ(directory::parsePublicUrl(directory::publicUrlJson("http://x.test")), "http://x.test");
+  EXPECT_THROW(directory::parsePublicUrl(json::object()), Error);
 }
 
 TEST(ProjectsDirectoryContract, AnAnswerWithoutAFieldIsRefusedNamingIt) {
@@ -532,6 +543,28 @@ TEST(AccountsUsageContract, RoundTrips) {
                    [](std::string_view, const json&) { return usage::toJson(usage::Usage{2}); });
   berth::Services services = host.services();
   EXPECT_EQ(berth::AccountsUsage(services).tryGet("acc1")->projects_used, 2);
+}
+
+TEST(RuntimeLogsContract, APlatformLineRoundTripsAndIsChecked) {
+  namespace logs = berth::runtime_logs;
+  logs::PlatformLine line = logs::parsePlatformLine(logs::toJson({"p-1", "installing n8n"}));
+  EXPECT_EQ(line.project_id, "p-1");
+  EXPECT_EQ(line.message, "installing n8n");
+  auto refusal = [](const json& request) {
+    try {
+      logs::parsePlatformLine(request);
+    } catch (const Error& e) {
+      return std::to_string(e.status()) + " " + e.message();
+    }
+    return std::string("taken");
+  };
+  EXPECT_EQ(refusal({{"message", "x"}}), "400 project_id is required and must be a string");
+  EXPECT_EQ(refusal({{"project_id", "p-1"}, {"message", 7}}),
+            "400 message is required and must be a string");
+  EXPECT_EQ(refusal({{"project_id", "p-1"}, {"message", ""}}),
+            "400 a log message is 1 to 1000 characters");
+  EXPECT_EQ(refusal({{"project_id", "p-1"}, {"message", std::string(1001, 'x')}}),
+            "400 a log message is 1 to 1000 characters");
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// The rows query grammar (issue 4): filters with every operator, not., and/or groups, quoting,
+// The rows query grammar: filters with every operator, not., and/or groups, quoting,
 // order, limit and offset, and how parseRestQuery sorts parameters. Select has its own file
 // (rest_select_test.cpp), malformed input too (rest_errors_test.cpp).
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// SQL built from rows queries (issue 4), with no database: a catalogue made by hand, the text
+// SQL built from rows queries with no database: a catalogue made by hand, the text
 // and bound parameters produced for representative trees, and the refusals (with where) for
 // names the catalogue does not have. What the SQL does is checked against a real database
 // through the API in rows_api_test.cpp and data_api_test.cpp.

@@ -20,7 +20,7 @@ class ApiTemplates : public ProjectsServerSuite {
  protected:
   static void SetUpTestSuite() {
     BerthdOptions options;
-    options.plugins = {"projects", "templates", "echoservice", "standin"};
+    options.plugins = {"projects", "storage", "runtime", "templates", "echoservice", "standin"};
     options.extra_yaml = secretsKeyYaml() + "templates:\n  answer_within_seconds: 2\n";
     startServer(options);
     ann = new Account(makeAccount(*server, "tplann1"));
@@ -101,9 +101,18 @@ TEST_F(ApiTemplates, TheCoreBindsTheContextToTheCallersProject) {
   auto state = latest(p, "demo");
   EXPECT_EQ(state["status"], "installed");
   EXPECT_EQ(state["answer"]["template"], "demo");
-  // Run again: safe, and the same answer.
+  EXPECT_EQ(answer["key"]["name"], "DEMO_KEY");
+  EXPECT_EQ(answer["key"]["stored"], true);
+  // Run again: safe, and the generated secret is kept (never shown, listed by name).
   auto again = api(*ann).post(install(p, "demo"), {{"title", "Notes"}});
-  EXPECT_EQ(again.status, 200) << again.body;
+  ASSERT_EQ(again.status, 200) << again.body;
+  EXPECT_EQ(again.json()["key"]["stored"], false);
+  EXPECT_EQ(again.json()["key"]["updated_at"], answer["key"]["updated_at"]);
+  auto secrets = api(*ann).get("/projects/" + p + "/secrets");
+  ASSERT_EQ(secrets.status, 200) << secrets.body;
+  ASSERT_EQ(secrets.json()["secrets"].size(), 1u);
+  EXPECT_EQ(secrets.json()["secrets"][0]["name"], "DEMO_KEY");
+  EXPECT_EQ(secrets.body.find("demo-secret-"), std::string::npos) << "a value was shown";
 }
 
 TEST_F(ApiTemplates, ASlowInstallAnswers202AndASecondOneIsAConflict) {
@@ -143,6 +152,29 @@ TEST_F(ApiTemplates, AnInstallerReachesOnlyWhatItDeclared) {
   auto r = api(*ann).post(install(p, "demo"), {{"title", "x"}, {"nosy", true}});
   EXPECT_EQ(r.status, 403);
   EXPECT_EQ(errorText(r), "the installer demo did not declare the service projects.directory.v1");
+}
+
+TEST_F(ApiTemplates, AnInstallsProgressGoesToTheProjectsLog) {
+  mustCreate(api(*ann), "logged");
+  const std::string p = projectName("logged", ann->slug);
+  ASSERT_EQ(api(*ann).post(install(p, "demo"), {{"title", "x"}}).status, 200);
+  ASSERT_EQ(api(*ann).post(install(p, "demo"), {{"title", "x"}, {"fail", true}}).status, 400);
+  std::vector<std::string> platform;
+  for (int i = 0; i < 50; ++i) {
+    platform.clear();
+    const nlohmann::json logs =
+        api(*ann).get("/projects/" + p + "/logs").json();  // outlives the loop
+    for (const auto& line : logs["logs"])
+      if (line["kind"] == "platform") platform.push_back(line["message"]);
+    if (platform.size() >= 4) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  // Newest first.
+  EXPECT_EQ(platform, (std::vector<std::string>{
+                          "the install of demo failed: the demo was told to fail",
+                          "installing the app template demo", "the app template demo is installed",
+                          "installing the app template demo"}))
+      << api(*ann).get("/projects/" + p + "/logs").body;
 }
 
 TEST_F(ApiTemplates, ATemplatePluginHasNoPowerButItsContext) {

@@ -4,7 +4,7 @@
 #include <berth/services/projects_directory.hpp>
 
 #include "project_record.hpp"
-#include "secret_routes.hpp"
+#include "secret_store.hpp"
 
 namespace berth::projects {
 
@@ -89,6 +89,16 @@ void registerDirectoryService(berth::Registrar& r, const Context& context) {
       auto p = byKey(*c, directory::parseProjectKey(request));
       ProjectDatabase db{p.db_name, p.db_role, c->vault->open(p.db_password_sealed, p.id)};
       return toJson(directory::Database{c->databases->projectUrl(db), db.database, db.role});
+    }
+    if (method == directory::kPublicUrl) {
+      auto p = byKey(*c, directory::parseProjectKey(request));
+      std::string url = summary(*c, p).url;
+      auto d = c->db().exec(
+          "SELECT host FROM projects.domains WHERE project_id = $1 AND verified "
+          "ORDER BY verified_at, host LIMIT 1",
+          p.id);
+      if (d.rows() > 0) url = directory::addressOn(url, d.get<std::string>(0, 0));
+      return directory::publicUrlJson(url);
     }
     if (method == directory::kSecrets) {
       directory::SecretsRequest asked = directory::parseSecretsRequest(request);

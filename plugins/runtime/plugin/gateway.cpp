@@ -244,20 +244,24 @@ void Gateway::liveChanged(const std::string& project_id) {
 }
 
 void Gateway::secretChanged(const nlohmann::json& payload) {
-  const std::string project_id = payload.value("id", "");
+  refreshEnvironment(
+      payload.value("id", ""), payload.value("name", ""),
+      "secret " + payload.value("secret", "") + " changed: the app gets the new value");
+}
+
+void Gateway::refreshEnvironment(const std::string& project_id, const std::string& name,
+                                 const std::string& why) {
   if (project_id.empty()) return;
   forgetSpec(project_id);
   std::shared_ptr<AppProcess> app = context_.apps->find(project_id);
-  if (!app) return;  // never started here: the next start reads the secrets
+  if (!app) return;  // never started here: the next start reads its environment afresh
   std::shared_ptr<const ReleaseRecord> release = routing_.live(project_id);
   if (!release || release->kind == StartKind::Static) return;  // PHP apps restart too
   // It restarts on another port: until a request makes it again, the rule would lead nowhere.
   edge_apps_.remove(project_id);
-  // A running app restarts with the new value now; a stopped one gets it at its next start.
+  // A running app restarts with the new environment now; a stopped one gets it at its start.
   app->setEnvironment(appEnvironmentFor(context_, project_id, *release));
-  context_.logger()
-      .withProject(payload.value("name", project_id))
-      .info("secret " + payload.value("secret", "") + " changed: the app gets the new value");
+  context_.logger().withProject(name.empty() ? project_id : name).info(why);
 }
 
 void Gateway::deleting(const nlohmann::json& payload) {
@@ -285,6 +289,9 @@ void Gateway::domainsChanged(const nlohmann::json& payload) {
   if (host.empty()) return;
   routing_.forgetHost(edgeHostName(host));
   keepOwnHosts();  // a removed domain's entries go now
+  // The project's public address (BERTH_URL) may have changed with it.
+  refreshEnvironment(payload.value("id", ""), payload.value("name", ""),
+                     "domain " + host + " changed: the app gets its address as BERTH_URL");
 }
 
 void Gateway::keepOwnHosts() {

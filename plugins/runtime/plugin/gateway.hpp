@@ -34,7 +34,10 @@ class Gateway {
   void handle(const berth::Request& request, berth::Responder& responder);
 
   void liveChanged(const std::string& project_id);
-  void secretChanged(const nlohmann::json& payload);   // project.secret_changed
+  void secretChanged(const nlohmann::json& payload);
+  // A running app of the project restarts with its environment read again (secrets, BERTH_URL).
+  void refreshEnvironment(const std::string& project_id, const std::string& name,
+                          const std::string& why);     // project.secret_changed
   void deleting(const nlohmann::json& payload);        // project.deleting
   void access(std::string_view line);                  // edge.access
   void updated(const nlohmann::json& payload);         // project.updated (a PATCH)

@@ -17,6 +17,7 @@ AppEnvironmentInput appEnvironmentFor(const Context& context, const std::string&
        directory.secrets(project_id, berth::projects_directory::kRuntimeScope))
     env.secrets[name] = std::move(value);
   env.start_env = release.start_env;
+  env.public_url = directory.publicUrl(project_id);
   if (release.kind == StartKind::Php)
     for (auto& setting : phpCgiEnvironment()) env.start_env.push_back(std::move(setting));
   return env;

@@ -1,7 +1,11 @@
+// runtime.logs.v1 (a platform line in a project's log, berth/services/runtime_logs.hpp), and
 // runtime.status.v1 (<berth/services/runtime_status.hpp>), asked by the projects plugin for a
 // Project's `state` and `live`: `project {id}` -> {state, live}; `projects {ids}` ->
 // {<id>: {state, live}} with the live releases of all the ids read in one query.
+#include <berth/services/runtime_logs.hpp>
 #include <berth/services/runtime_status.hpp>
+
+#include <chrono>
 
 #include "parts.hpp"
 #include "project_status.hpp"
@@ -37,6 +41,23 @@ void registerStatusService(berth::Registrar& r, Context& context) {
     return contract::toJson(out);
   };
   r.service(std::string(contract::kService), std::move(methods));
+
+  // runtime.logs.v1 (<berth/services/runtime_logs.hpp>): a platform line in a project's log.
+  berth::ServiceMethods log_methods;
+  Context* logs_ctx = &context;
+  log_methods[std::string(berth::runtime_logs::kPlatform)] =
+      [logs_ctx](const nlohmann::json& request) {
+        berth::runtime_logs::PlatformLine line = berth::runtime_logs::parsePlatformLine(request);
+        LogEntry entry;
+        entry.at = std::chrono::duration_cast<std::chrono::seconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
+        entry.kind = "platform";
+        entry.message = std::move(line.message);
+        logs_ctx->logs.add(line.project_id, std::move(entry));
+        return nlohmann::json::object();
+      };
+  r.service(std::string(berth::runtime_logs::kService), std::move(log_methods));
 }
 
 }  // namespace berth::runtime

@@ -7,7 +7,7 @@ namespace {
 
 bool isPlatformName(const std::string& name) {
   return name == "PORT" || name == "HOME" || name == "TMPDIR" || name == "PATH" ||
-         name == "DATABASE_URL" || name.starts_with("PG");
+         name == "DATABASE_URL" || name.starts_with("PG") || name == "BERTH_URL";
 }
 
 bool isNameChar(char c) {
@@ -104,6 +104,7 @@ std::map<std::string, std::string> appEnvironment(const AppEnvironmentInput& inp
   if (!input.database_url.empty()) env["DATABASE_URL"] = input.database_url;
   for (const auto& [name, value] : input.pg)
     if (name.starts_with("PG")) env[name] = value;
+  if (!input.public_url.empty()) env["BERTH_URL"] = input.public_url;
   for (const auto& [name, value] : input.secrets)
     if (!isPlatformName(name)) env[name] = value;
   for (const auto& [name, value] : input.start_env)

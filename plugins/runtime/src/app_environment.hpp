@@ -16,12 +16,13 @@ struct AppEnvironmentInput {
   std::map<std::string, std::string> pg;       // PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE
   std::map<std::string, std::string> secrets;  // runtime-scoped secrets of the project
   std::vector<std::pair<std::string, std::string>> start_env;  // from package.json's start script
+  std::string public_url;  // BERTH_URL: where people reach the project; may be empty
 };
 
 // PORT, HOME (the project's writable folder), TMPDIR (<home>/tmp), PATH (with the release's
-// node_modules/.bin first), LANG, DATABASE_URL, PG*, then secrets and the start script's
-// assignments where they do not clash: PORT, HOME, TMPDIR, PATH, DATABASE_URL and PG* always keep
-// the platform's values.
+// node_modules/.bin first), LANG, DATABASE_URL, PG*, BERTH_URL, then secrets and the start
+// script's assignments where they do not clash: PORT, HOME, TMPDIR, PATH, DATABASE_URL, PG* and
+// BERTH_URL always keep the platform's values.
 std::map<std::string, std::string> appEnvironment(const AppEnvironmentInput& input);
 
 // PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE (and PGHOSTADDR, PGSSLMODE from its query)

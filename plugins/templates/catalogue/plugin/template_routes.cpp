@@ -2,6 +2,7 @@
 
 #include <berth/body_fields.hpp>
 #include <berth/services/projects_directory.hpp>
+#include <berth/services/runtime_logs.hpp>
 
 #include <chrono>
 #include <memory>
@@ -93,8 +94,7 @@ struct PendingAnswer {
 void projectLog(const berth::Services& services, const std::string& project_id,
                 const std::string& message) {
   try {
-    services.tryCall("runtime.logs.v1", "platform",
-                     {{"project_id", project_id}, {"message", message}});
+    berth::RuntimeLogs(services).platform(project_id, message.substr(0, 1000));
   } catch (const Error&) {
     // The install goes on without the line; berthd's own log has it.
   }

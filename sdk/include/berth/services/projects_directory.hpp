@@ -18,6 +18,9 @@
  *  - `can_manage` {account_id, id or name} -> {allowed}: owner, or admin of the project's team.
  *  - `account_projects` {account_id} -> {ids}: every project of the account, in any state
  *    (one being made or removed too), by id.
+ *  - `public_url` {id} or {name} -> {url}: the address people reach the project at: its first
+ *    verified custom domain (in the order they were verified), with the scheme and port of its
+ *    own `url`, else its own `url`. What an app gets as BERTH_URL.
  *
  *  Invariants:
  *  - Only ready projects are answered; anything else is 404, with the texts of notFound()
@@ -60,6 +63,7 @@ inline constexpr std::string_view kDatabase = "database";
 inline constexpr std::string_view kSecrets = "secrets";
 inline constexpr std::string_view kCanManage = "can_manage";
 inline constexpr std::string_view kAccountProjects = "account_projects";
+inline constexpr std::string_view kPublicUrl = "public_url";
 
 /** The scopes `secrets` is asked for. */
 inline constexpr std::string_view kRuntimeScope = "runtime";  ///< what the running app gets
@@ -289,6 +293,24 @@ inline bool reaches(const Services& services, std::string_view account_id,
 inline Error notFound(std::string_view name_or_id) {
   return Error::notFound("no project called " + std::string(name_or_id));
 }
+/** `url` with its host replaced: "http://blog-ann1.localhost:8080" on "www.example.com" is
+ *  "http://www.example.com:8080" (a custom domain reaches the same listener). */
+inline std::string addressOn(std::string_view url, std::string_view host) {
+  size_t scheme_end = url.find("://");
+  size_t host_start = scheme_end == std::string_view::npos ? 0 : scheme_end + 3;
+  size_t host_end = url.find_first_of(":/", host_start);
+  std::string_view rest =
+      host_end == std::string_view::npos ? std::string_view() : url.substr(host_end);
+  return std::string(url.substr(0, host_start)) + std::string(host) + std::string(rest);
+}
+
+inline nlohmann::json publicUrlJson(std::string_view url) {
+  return {{"url", url}};
+}
+inline std::string parsePublicUrl(const nlohmann::json& answer) {
+  return service_json::Answer(answer, kService, kPublicUrl).text("url");
+}
+
 /** The 404 of by_host. */
 inline Error notAt(std::string_view host) {
   return Error::notFound("no project at " + std::string(host));
@@ -340,6 +362,13 @@ class ProjectsDirectory {
   Project byHost(std::string_view host) const {
     using namespace projects_directory;
     return parseProject(ask(kByHost, byHostJson(host)), kByHost);
+  }
+
+  /** The project's public address (its first verified custom domain, else its own url).
+   *  @throw Error 404 "no project called <id>". */
+  std::string publicUrl(std::string_view project_id) const {
+    using namespace projects_directory;
+    return parsePublicUrl(ask(kPublicUrl, toJson(ProjectKey::byId(std::string(project_id)))));
   }
 
   /** @throw Error 404 "no project called <id>". */
