@@ -60,8 +60,8 @@ nlohmann::json installBody(const berth::Request& req) {
   return body;
 }
 
-// What the install route answers when the installer is done: contract.md's shape, and
-// whatever else the installer said beside it.
+// What the install route answers when the installer is done: the AppTemplateInstalled shape
+// of docs/openapi.yaml, and whatever else the installer said beside it.
 nlohmann::json installedAnswer(const projects_directory::Project& project, const std::string& slug,
                                const nlohmann::json& answer) {
   nlohmann::json out = answer.is_object() ? answer : nlohmann::json::object();
