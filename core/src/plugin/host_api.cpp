@@ -31,8 +31,6 @@ void logCallFailure(berth_host& host, std::string_view call, std::string_view wh
   }
 }
 
-namespace {
-
 spdlog::level::level_enum spdlogLevel(uint32_t level) {
   switch (level) {
     case BERTH_LOG_DEBUG:
@@ -45,6 +43,8 @@ spdlog::level::level_enum spdlogLevel(uint32_t level) {
       return spdlog::level::info;
   }
 }
+
+namespace {
 
 void logMessage(berth_host* host, uint32_t level, berth_str request_id, berth_str project,
                 berth_str message) noexcept {

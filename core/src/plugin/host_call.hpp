@@ -6,12 +6,16 @@
 #include <string_view>
 
 #include <berth/abi.h>
+#include <spdlog/common.h>
 
 #include "plugin/plugin_state.hpp"
 
 namespace berth::core {
 
 void logCallFailure(berth_host& host, std::string_view call, std::string_view why) noexcept;
+
+// A berth_log_level as spdlog's (an unknown one is info).
+spdlog::level::level_enum spdlogLevel(uint32_t level);
 
 // body returns the status to answer.
 template <class Body>

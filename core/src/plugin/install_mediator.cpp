@@ -41,19 +41,6 @@ std::string payloadDir(const AppInstaller& installer) {
   return defaultShareDir() + "/templates/" + installer.owner;
 }
 
-spdlog::level::level_enum levelOf(uint32_t level) {
-  switch (level) {
-    case BERTH_LOG_DEBUG:
-      return spdlog::level::debug;
-    case BERTH_LOG_WARN:
-      return spdlog::level::warn;
-    case BERTH_LOG_ERROR:
-      return spdlog::level::err;
-    default:
-      return spdlog::level::info;
-  }
-}
-
 }  // namespace
 
 void listAppInstallers(berth_host* host, berth_app_installer_visit_fn visit, void* ctx) noexcept {
@@ -134,7 +121,7 @@ int32_t installCall(berth_install_ctx* ctx, berth_str service, berth_str method,
 void installLog(berth_install_ctx* ctx, uint32_t level, berth_str message) noexcept {
   if (ctx == nullptr) return;
   guardedCall(ctx->runner, "install_log", [&] {
-    logLine(*ctx->runner->logger, levelOf(level), ctx->request_id, ctx->project_name,
+    logLine(*ctx->runner->logger, spdlogLevel(level), ctx->request_id, ctx->project_name,
             ctx->installer->slug + ": " + copy(message));
     return BERTH_OK;
   });

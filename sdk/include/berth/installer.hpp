@@ -126,6 +126,37 @@ class Installer {
   virtual nlohmann::json install(InstallContext& context, const nlohmann::json& body) = 0;
 };
 
+namespace detail {
+
+/** The ABI's views of declared fields; the Fields must outlive them. */
+inline std::vector<berth_field> rawFields(const std::vector<Field>& fields) {
+  std::vector<berth_field> raw;
+  raw.reserve(fields.size());
+  for (const Field& field : fields)
+    raw.push_back(berth_field{toStr(field.name), static_cast<uint32_t>(field.type),
+                              field.required ? 1u : 0u});
+  return raw;
+}
+
+/** The ABI's view of an installer's declaration (fn and user left unset); `info`, `fields` and
+ *  `services_json` must outlive it. */
+inline berth_app_installer rawInstaller(const InstallerInfo& info,
+                                        const std::vector<berth_field>& fields,
+                                        const std::string& services_json) {
+  berth_app_installer raw{};
+  raw.struct_size = sizeof(berth_app_installer);
+  raw.slug = toStr(info.slug);
+  raw.name = toStr(info.name);
+  raw.description = toStr(info.description);
+  raw.version = toStr(info.version);
+  raw.requires_json = toStr(services_json);
+  raw.fields = fields.empty() ? nullptr : fields.data();
+  raw.field_count = fields.size();
+  return raw;
+}
+
+}  // namespace detail
+
 /** An installer of any loaded plugin, as Services::installers() lists it. */
 struct InstallerListing {
   std::string slug;

@@ -225,18 +225,8 @@ class Registrar {
     nlohmann::json services = nlohmann::json::array();
     for (const std::string& service : entry.info.services) services.push_back(service);
     entry.requires_json = services.dump();
-    for (const Field& field : entry.info.fields)
-      entry.fields.push_back(berth_field{
-          detail::toStr(field.name), static_cast<uint32_t>(field.type), field.required ? 1u : 0u});
-    berth_app_installer raw{};
-    raw.struct_size = sizeof(berth_app_installer);
-    raw.slug = detail::toStr(entry.info.slug);
-    raw.name = detail::toStr(entry.info.name);
-    raw.description = detail::toStr(entry.info.description);
-    raw.version = detail::toStr(entry.info.version);
-    raw.requires_json = detail::toStr(entry.requires_json);
-    raw.fields = entry.fields.empty() ? nullptr : entry.fields.data();
-    raw.field_count = entry.fields.size();
+    entry.fields = detail::rawFields(entry.info.fields);
+    berth_app_installer raw = detail::rawInstaller(entry.info, entry.fields, entry.requires_json);
     raw.fn = &detail::appInstallerTrampoline;
     raw.user = &entry;
     check(host_.api->add_app_installer(host_.host, &raw), "installer " + entry.info.slug);

@@ -951,18 +951,8 @@ class FakeHost {
                                   void* context) {
       FakeHost& host = self(h);
       for (const auto& record : host.installers_) {
-        berth_app_installer raw{};
-        raw.struct_size = sizeof(berth_app_installer);
-        raw.slug = detail::toStr(record.info.slug);
-        raw.name = detail::toStr(record.info.name);
-        raw.description = detail::toStr(record.info.description);
-        raw.version = detail::toStr(record.info.version);
-        std::vector<berth_field> fields;
-        for (const Field& field : record.info.fields)
-          fields.push_back(berth_field{detail::toStr(field.name), static_cast<uint32_t>(field.type),
-                                       field.required ? 1u : 0u});
-        raw.fields = fields.empty() ? nullptr : fields.data();
-        raw.field_count = fields.size();
+        std::vector<berth_field> fields = detail::rawFields(record.info.fields);
+        berth_app_installer raw = detail::rawInstaller(record.info, fields, "[]");
         std::string missing = host.missingService(record);
         visit(context, &raw, detail::toStr(record.owner), detail::toStr(missing));
       }
