@@ -14,12 +14,28 @@ namespace berth::templates {
 
 void InstallWorkers::run(int64_t run_id, std::function<void()> work) {
   std::lock_guard lock(mutex_);
+  reapFinished();
   running_.insert(run_id);
-  threads_.emplace_back([this, run_id, work = std::move(work)] {
-    work();
-    std::lock_guard done(mutex_);
-    running_.erase(run_id);
-  });
+  auto done = std::make_shared<std::atomic<bool>>(false);
+  workers_.push_back(Worker{std::thread([this, run_id, done, work = std::move(work)] {
+                              work();
+                              std::lock_guard finished(mutex_);
+                              running_.erase(run_id);
+                              done->store(true);
+                            }),
+                            done});
+}
+
+void InstallWorkers::reapFinished() {
+  for (auto it = workers_.begin(); it != workers_.end();) {
+    if (it->done->load()) {
+      // Its last step was to set `done` under this lock: it is returning, the join is short.
+      it->thread.join();
+      it = workers_.erase(it);
+    } else {
+      ++it;
+    }
+  }
 }
 
 std::vector<int64_t> InstallWorkers::running() const {
@@ -28,13 +44,13 @@ std::vector<int64_t> InstallWorkers::running() const {
 }
 
 void InstallWorkers::joinAll() {
-  std::vector<std::thread> threads;
+  std::vector<Worker> workers;
   {
     std::lock_guard lock(mutex_);
-    threads.swap(threads_);
+    workers.swap(workers_);
   }
-  for (std::thread& t : threads)
-    if (t.joinable()) t.join();
+  for (Worker& w : workers)
+    if (w.thread.joinable()) w.thread.join();
 }
 
 namespace {

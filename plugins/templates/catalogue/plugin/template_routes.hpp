@@ -6,8 +6,11 @@
 #pragma once
 #include <berth/plugin.hpp>
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -29,9 +32,16 @@ class InstallWorkers {
   void joinAll();
 
  private:
+  struct Worker {
+    std::thread thread;
+    std::shared_ptr<std::atomic<bool>> done;
+  };
+  // Joins the workers whose install ended (called with mutex_ held).
+  void reapFinished();
+
   mutable std::mutex mutex_;
   std::set<int64_t> running_;
-  std::vector<std::thread> threads_;
+  std::vector<Worker> workers_;
 };
 
 struct Context {
