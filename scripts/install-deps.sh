@@ -25,9 +25,10 @@ for p in "${packages[@]}"; do
   fi
 done
 
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
 install_packages() {
-  local SUDO=""
-  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
   echo "install-deps: installing $*"
   # Installing a server package must not start the system's own services.
   if [ ! -e /usr/sbin/policy-rc.d ]; then
