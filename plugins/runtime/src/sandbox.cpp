@@ -29,6 +29,7 @@ std::vector<std::string> sandboxedArgv(const SandboxOptions& options, const Sand
       out.insert(out.end(), {"--ro-bind", path, path});
     }
   }
+  for (const auto& path : mounts.read_only_paths) out.insert(out.end(), {"--ro-bind", path, path});
   if (!mounts.home.empty()) out.insert(out.end(), {"--bind", mounts.home, mounts.home});
   if (!mounts.release_dir.empty())
     out.insert(out.end(), {mounts.release_writable ? "--bind" : "--ro-bind", mounts.release_dir,

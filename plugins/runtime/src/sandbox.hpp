@@ -36,6 +36,9 @@ struct SandboxMounts {
   std::string release_dir;        // the working folder; empty: none (the start-up probe)
   bool release_writable = false;  // the build writes in its release (node_modules), apps never
   std::string home;               // the project's writable folder (HOME, TMPDIR); may be empty
+  // Further folders shown read-only at their own path (a shared tree under data_dir that the
+  // project's start options name); the caller has checked that each may be shown.
+  std::vector<std::string> read_only_paths;
 };
 
 // The argv that runs `argv` inside the sandbox with the release as its working folder, through
