@@ -122,6 +122,9 @@ TEST_F(ApiTemplates, ASlowInstallAnswers202AndASecondOneIsAConflict) {
   ASSERT_EQ(r.status, 202) << r.body;
   EXPECT_EQ(r.json()["status"], "installing");
   EXPECT_EQ(r.json()["status_url"], install(p, "demo"));
+  // What the installer said it is doing reaches the caller, and the status while it runs.
+  EXPECT_EQ(r.json()["progress"], "the demo sleeps for 4000 ms") << r.body;
+  EXPECT_EQ(latest(p, "demo")["progress"], "the demo sleeps for 4000 ms");
   auto second = api(*ann).post(install(p, "demo"), {{"title", "y"}});
   EXPECT_EQ(second.status, 409);
   EXPECT_EQ(errorText(second),

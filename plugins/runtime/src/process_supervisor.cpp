@@ -252,8 +252,8 @@ StartOutcome AppProcess::launch() {
     child.env = appEnvironment(input);
     child.argv = expandArguments(spec_.argv, child.env);
     if (spec_.sandbox)
-      child.argv = sandboxedArgv(*spec_.sandbox,
-                                 SandboxMounts{spec_.release_dir, false, spec_.home}, child.argv);
+      child.argv = sandboxedArgv(
+          *spec_.sandbox, SandboxMounts{spec_.release_dir, false, spec_.home, {}}, child.argv);
     child.cwd = spec_.release_dir;
     child.run_as = spec_.run_as;
     child.ignore_term = spec_.sandbox.has_value();

@@ -8,7 +8,7 @@ namespace {
 
 constexpr const char* kColumns =
     "id, project_id, project_name, template, caller, status, started_at, finished_at, error, "
-    "answer::text AS answer";
+    "progress, answer::text AS answer";
 
 int64_t nowSeconds() {
   return std::chrono::duration_cast<std::chrono::seconds>(
@@ -27,6 +27,7 @@ InstallRun runAt(const berth::DbResult& r, int64_t row) {
   run.started_at = r.get<int64_t>(row, "started_at");
   run.finished_at = r.get<std::optional<int64_t>>(row, "finished_at");
   run.error = r.get<std::optional<std::string>>(row, "error");
+  run.progress = r.get<std::optional<std::string>>(row, "progress");
   auto answer = r.get<std::optional<std::string>>(row, "answer");
   run.answer = answer ? nlohmann::json::parse(*answer, nullptr, false) : nlohmann::json(nullptr);
   return run;
@@ -40,7 +41,8 @@ nlohmann::json toJson(const InstallRun& run) {
           {"status", run.status},
           {"started_at", run.started_at},
           {"finished_at", run.finished_at ? nlohmann::json(*run.finished_at) : nullptr},
-          {"error", run.error ? nlohmann::json(*run.error) : nullptr}};
+          {"error", run.error ? nlohmann::json(*run.error) : nullptr},
+          {"progress", run.progress ? nlohmann::json(*run.progress) : nullptr}};
 }
 
 std::optional<InstallRun> InstallRuns::begin(const std::string& project_id,
@@ -69,6 +71,14 @@ void InstallRuns::heartbeat(int64_t id) const {
       "UPDATE templates.installs SET heartbeat_at = $2 WHERE id = $1 AND status = "
       "'installing'",
       id, nowSeconds());
+}
+
+bool InstallRuns::noteProgress(const std::string& project_id, const std::string& message) const {
+  return db_.exec(
+                "UPDATE templates.installs SET progress = $2, progress_at = $3 "
+                "WHERE project_id = $1 AND status = 'installing'",
+                project_id, message, nowSeconds())
+             .affected() > 0;
 }
 
 void InstallRuns::finish(int64_t id, const nlohmann::json& answer) const {

@@ -17,7 +17,8 @@ struct InstallRun {
   int64_t started_at = 0;
   std::optional<int64_t> finished_at;
   std::optional<std::string> error;
-  nlohmann::json answer;  // null unless installed
+  std::optional<std::string> progress;  // what the installer last said it is doing
+  nlohmann::json answer;                // null unless installed
 };
 
 nlohmann::json toJson(const InstallRun& run);
@@ -35,6 +36,8 @@ class InstallRuns {
                                   const std::string& template_slug,
                                   const std::string& caller) const;
   void heartbeat(int64_t id) const;
+  // The running install of the project says what it is doing. @return false when none runs.
+  bool noteProgress(const std::string& project_id, const std::string& message) const;
   void finish(int64_t id, const nlohmann::json& answer) const;
   void fail(int64_t id, const std::string& error) const;
   // The project's latest install of that template.

@@ -197,16 +197,25 @@ void registerTemplateRoutes(berth::Registrar& r, Context& c) {
       }
     });
     // The waiter: a 202 if the install is still going at the deadline.
-    std::thread([pending, seconds = c.settings.answer_within_seconds, project, slug] {
+    std::thread([pending, seconds = c.settings.answer_within_seconds, project, slug, &services] {
       std::unique_lock lock(pending->mutex);
       if (pending->done.wait_for(lock, std::chrono::seconds(seconds),
                                  [&] { return pending->answered; }))
         return;
       lock.unlock();
+      // What the installer last said it is doing ("building n8n for this server ...").
+      nlohmann::json progress = nullptr;
+      try {
+        if (auto run = InstallRuns(services.db()).latest(project.id, slug); run && run->progress)
+          progress = *run->progress;
+      } catch (const std::exception&) {
+        // The 202 goes out without it; the status shows it.
+      }
       pending->answerOnce([&](berth::Responder& r) {
         r.json(202, {{"project", project.name},
                      {"template", slug},
                      {"status", "installing"},
+                     {"progress", progress},
                      {"status_url",
                       "/projects/" + project.name + "/app-templates/" + slug + "/install"}});
       });

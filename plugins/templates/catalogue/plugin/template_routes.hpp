@@ -52,4 +52,7 @@ struct Context {
 
 void registerTemplateRoutes(berth::Registrar& r, Context& context);
 
+// templates.installs.v1: an installer's progress on its running install. progress_service.cpp.
+void registerProgressService(berth::Registrar& r, Context& context);
+
 }  // namespace berth::templates

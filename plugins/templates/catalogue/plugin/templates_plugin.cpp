@@ -19,6 +19,7 @@ class TemplatesPlugin final : public berth::Plugin {
                 berth::IntRange{0, 600});
     r.migrations(kBerthMigrations, kBerthMigrationCount);
     registerTemplateRoutes(r, context_);
+    registerProgressService(r, context_);
     r.hook("project.deleted", [this](const nlohmann::json& payload) {
       if (payload.is_object() && payload.contains("id") && payload["id"].is_string())
         InstallRuns(context_.services->db()).removeProject(payload["id"].get<std::string>());
