@@ -25,6 +25,11 @@ function(berth_add_plugin id)
     set_property(GLOBAL APPEND PROPERTY BERTH_PLUGIN_TARGETS ${target})
     if(BERTH_IN_TREE)
       install(TARGETS ${target} LIBRARY DESTINATION ${BERTH_INSTALL_PLUGIN_DIR})
+    else()
+      # Built against the installed SDK: cmake --install puts it where an installed berthd
+      # loads plugins from, <prefix>/lib/berth.
+      include(GNUInstallDirs)
+      install(TARGETS ${target} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/berth)
     endif()
   endif()
   target_compile_options(${target} PRIVATE -fno-gnu-unique)

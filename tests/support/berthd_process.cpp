@@ -99,7 +99,7 @@ BerthdProcess::~BerthdProcess() {
 void BerthdProcess::start() {
   core::SpawnOptions spawn_options;
   spawn_options.output_file = output_file_;
-  std::vector<std::string> argv = {BERTH_TEST_BERTHD, "--config", config_file_};
+  std::vector<std::string> argv = {binary(), "--config", config_file_};
   for (const auto& s : options_.set) {
     argv.push_back("--set");
     argv.push_back(s);
@@ -131,8 +131,12 @@ std::string BerthdProcess::output() const {
   return readFile(output_file_);
 }
 
+std::string BerthdProcess::binary() const {
+  return options_.berthd.empty() ? BERTH_TEST_BERTHD : options_.berthd;
+}
+
 core::RunResult BerthdProcess::admin(const std::vector<std::string>& args) const {
-  std::vector<std::string> argv = {BERTH_TEST_BERTHD, "--config", config_file_};
+  std::vector<std::string> argv = {binary(), "--config", config_file_};
   argv.insert(argv.end(), args.begin(), args.end());
   return core::runCommand(argv);
 }

@@ -17,6 +17,7 @@ struct BerthdOptions {
   std::vector<std::string> set;    // --set key=value
   bool embedded_database = false;  // leave database.url empty: berthd starts its own cluster
   std::string data_dir;            // reuse a data_dir (second start); empty: a fresh temp dir
+  std::string berthd;              // the berthd to run (an installed one); empty: the build's
 };
 
 class BerthdProcess {
@@ -48,6 +49,8 @@ class BerthdProcess {
   ApiClient api(const std::string& token = "") const { return ApiClient(baseUrl(), token); }
 
  private:
+  std::string binary() const;  // options_.berthd, else the build's
+
   BerthdOptions options_;
   std::string root_, data_dir_, config_file_, output_file_, database_url_;
   uint16_t port_ = 0;
