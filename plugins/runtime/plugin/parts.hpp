@@ -18,6 +18,10 @@ void registerLogs(berth::Registrar& r, Context& context);
 // runtime.status.v1 (`project`, `projects`) for the projects plugin. status_service.cpp.
 void registerStatusService(berth::Registrar& r, Context& context);
 
+// runtime.releases.v1 (releases from files and folders, for installers); after
+// registerReleases. releases_service.cpp.
+void registerReleasesService(berth::Registrar& r, Context& context);
+
 // The gateway: project-host traffic to the live release (files or the app), scale to zero,
 // the edge cache rules, request logs from the edge's access log, restarts on secret change.
 // gateway.cpp and friends.

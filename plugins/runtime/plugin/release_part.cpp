@@ -6,9 +6,12 @@
 #include <berth/services/projects_directory.hpp>
 #include <berth/services/storage_blobs.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <random>
+#include <thread>
 
 #include "release_build.hpp"
 
@@ -42,10 +45,137 @@ void makeFolder(const std::string& path) {
   ::chmod(path.c_str(), 0755);
 }
 
+bool blank(const std::string& text) {
+  return std::all_of(text.begin(), text.end(),
+                     [](unsigned char c) { return std::isspace(c) != 0; });
+}
+
 }  // namespace
 
+std::optional<std::string> givenStartCommand(std::optional<std::string> given,
+                                             std::string_view field) {
+  if (given && blank(*given)) given.reset();
+  if (given) {
+    if (auto problem = commandProblem(*given))
+      throw berth::Error::badRequest(std::string(field) + ": " + *problem);
+  }
+  return given;
+}
+
 ReleasesPart::ReleasesPart(Context& context)
-    : ctx_(context), worker_([this](const BuildJob& job) { build(job); }, 2) {}
+    : ctx_(context),
+      worker_(
+          [this](const BuildJob& job) {
+            build(job);
+            buildEnded();
+          },
+          2) {}
+
+ReleaseRecord ReleasesPart::deploy(const berth::projects_directory::Project& project,
+                                   const std::string& archive,
+                                   const std::optional<std::string>& header) {
+  NewRelease fresh{
+      project.id, project.name, project.account_id, project.region, header ? *header : project.cmd,
+      node(),     boot()};
+  ReleaseRecord release = ctx_.releases->insertBuilding(fresh);  // 409 while one builds
+  try {
+    berth::StorageBlobs(*ctx_.services)
+        .put({{project.id, kReleaseSpace, release.id}, archive, "application/gzip", true});
+  } catch (const berth::Error& e) {
+    // The store refused the upload itself (a quota): nothing of it is kept, not even a row.
+    if (e.status() < 500) {
+      ctx_.releases->discardBuilding(release.id);
+    } else {
+      ctx_.releases->finishFailed(release.id, "the upload could not be stored: " + e.message(), "");
+    }
+    throw;
+  } catch (const std::exception& e) {
+    ctx_.releases->finishFailed(release.id,
+                                std::string("the upload could not be stored: ") + e.what(), "");
+    throw;
+  }
+  BuildJob job{project.id, project.name, release.id, header, project.cmd};
+  if (!queueBuild(job)) {
+    ctx_.releases->finishFailed(release.id, "berthd is stopping; upload the release again", "");
+    throw berth::Error::unavailable("berthd is stopping; upload the release again");
+  }
+  return release;
+}
+
+ReleasesPart::Promoted ReleasesPart::promote(const berth::projects_directory::Project& project,
+                                             const std::string& release_id) {
+  auto before = ctx_.releases->live(project.id);
+  Promoted out{ctx_.releases->promote(project.id, release_id)};  // 404, 409, 410
+  out.changed = !before || before->id != out.live.id;
+  if (out.changed) {
+    platformLog(project.id, "release " + release_id + " promoted: it is live again");
+    announceLive(project.id, release_id);
+  }
+  return out;
+}
+
+void ReleasesPart::buildEnded() {
+  {
+    std::lock_guard lock(waits_mutex_);
+    ++builds_ended_;
+  }
+  waits_changed_.notify_all();
+}
+
+void ReleasesPart::endWaits() {
+  {
+    std::lock_guard lock(waits_mutex_);
+    waits_ended_ = true;
+  }
+  waits_changed_.notify_all();
+}
+
+bool ReleasesPart::waitUntil(const std::function<bool()>& done,
+                             std::chrono::steady_clock::time_point deadline) {
+  // Polled as well as woken: a build finished by another node ends no build here.
+  constexpr std::chrono::steady_clock::duration kPoll = std::chrono::milliseconds(200);
+  {
+    std::lock_guard lock(waits_mutex_);
+    if (waits_ended_) return false;
+    ++waiting_;
+  }
+  struct Leave {
+    ReleasesPart& part;
+    ~Leave() {
+      std::lock_guard lock(part.waits_mutex_);
+      --part.waiting_;
+    }
+  } leave{*this};
+  for (;;) {
+    std::uint64_t seen = 0;
+    {
+      std::lock_guard lock(waits_mutex_);
+      if (waits_ended_) return false;
+      seen = builds_ended_;  // read before asking: a build ending meanwhile still wakes
+    }
+    if (done()) return true;
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) return true;
+    std::unique_lock lock(waits_mutex_);
+    waits_changed_.wait_for(lock, std::min(kPoll, deadline - now),
+                            [&] { return waits_ended_ || builds_ended_ != seen; });
+  }
+}
+
+void ReleasesPart::watchWaits(berth::JobContext& job) {
+  // Holds a job thread only while a wait is in progress.
+  for (;;) {
+    {
+      std::lock_guard lock(waits_mutex_);
+      if (waiting_ == 0 || waits_ended_) return;
+    }
+    if (job.stopRequested()) {
+      endWaits();
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
 
 const std::string& ReleasesPart::node() {
   std::call_once(identity_once_, [this] {
@@ -253,6 +383,7 @@ void ReleasesPart::removeProject(const std::string& project_id, const std::strin
 
 void ReleasesPart::stop() {
   stopping_ = true;
+  endWaits();
   for (const auto& job : worker_.stop()) {
     try {
       ctx_.releases->finishFailed(

@@ -4,10 +4,17 @@
 #pragma once
 #include <berth/plugin.hpp>
 
+#include <berth/services/projects_directory.hpp>
+
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "build_worker.hpp"
 #include "context.hpp"
@@ -16,6 +23,12 @@ namespace berth::runtime {
 
 // The blob space the uploads are kept in (storage.blobs.v1), keyed by release id.
 inline constexpr const char* kReleaseSpace = "releases";
+
+// The start command given with a release (the x-berth-cmd header, or runtime.releases.v1
+// create's cmd): blank counts as none; one breaking the shell rule is refused with 400
+// "<field>: <rule>".
+std::optional<std::string> givenStartCommand(std::optional<std::string> given,
+                                             std::string_view field);
 
 class ReleasesPart {
  public:
@@ -26,8 +39,27 @@ class ReleasesPart {
   const std::string& node();
   const std::string& boot();
 
-  // Queues the build of a release just recorded as building; false once stopping.
-  bool queueBuild(BuildJob job) { return worker_.post(std::move(job)); }
+  // A new release of `project` from the gzip tar `archive`, a spooled body the blob store
+  // takes over: the building row (409 while one builds), the archive stored, its build queued.
+  // What POST /projects/{name}/deploys and runtime.releases.v1 create both do; throws
+  // berth::Error as they answer. The building Release.
+  ReleaseRecord deploy(const berth::projects_directory::Project& project,
+                       const std::string& archive, const std::optional<std::string>& header);
+  // Makes a ready release live again (404, 409, 410 as the promote route answers); logged and
+  // announced when the live release changed. The route and runtime.releases.v1 promote.
+  struct Promoted {
+    ReleaseRecord live;
+    bool changed = false;
+  };
+  Promoted promote(const berth::projects_directory::Project& project,
+                   const std::string& release_id);
+  // runtime.releases.v1 wait: asks `done` when a build ends and at least every 200 ms until it
+  // says true or `deadline` passes; false when berthd began stopping first.
+  bool waitUntil(const std::function<bool()>& done, std::chrono::steady_clock::time_point deadline);
+  // The job release_waits: while someone waits, it notices berthd stopping (the core asks
+  // jobs to stop before any plugin's stop(), and a template plugin stopping earlier than this
+  // one joins its installs, which may be waiting here).
+  void watchWaits(berth::JobContext& job);
   // One build, on a worker thread: never throws.
   void build(const BuildJob& job);
   // A release of this project became live here: remembered as seen, listeners told.
@@ -51,6 +83,9 @@ class ReleasesPart {
   void sweep();
   void deleteBlob(const std::string& project_id, const std::string& release_id);
   void removeFolder(const std::string& project_id, const std::string& release_id);
+  bool queueBuild(BuildJob job) { return worker_.post(std::move(job)); }  // false once stopping
+  void buildEnded();                                                      // wakes the waits
+  void endWaits();                                                        // berthd is stopping
 
   Context& ctx_;
   std::atomic<bool> stopping_{false};  // stops a running build step at shutdown
@@ -61,6 +96,12 @@ class ReleasesPart {
   std::mutex seen_mutex_;
   bool seen_loaded_ = false;
   std::map<std::string, std::string> seen_live_;  // project id -> live release id
+  // runtime.releases.v1 wait
+  std::mutex waits_mutex_;
+  std::condition_variable waits_changed_;
+  int waiting_ = 0;                 // waits in progress
+  std::uint64_t builds_ended_ = 0;  // bumped by every build: the waits read their release again
+  bool waits_ended_ = false;        // berthd is stopping
 };
 
 // Writes what waits in ctx.logs to runtime_logs (log_routes.cpp): a transaction per project,

@@ -1,11 +1,7 @@
 // The release routes (docs/openapi.yaml, Releases): upload (202, built on a worker thread),
 // listings, one release, promote; the jobs and hooks of the releases part. A project the
 // caller cannot reach answers exactly like a missing one (404 from projects.directory.v1).
-#include <algorithm>
-#include <cctype>
-
 #include <berth/services/projects_directory.hpp>
-#include <berth/services/storage_blobs.hpp>
 
 #include "parts.hpp"
 #include "release_part.hpp"
@@ -33,11 +29,6 @@ nlohmann::json listJson(const std::vector<ReleaseRecord>& releases) {
   return {{"deploys", std::move(list)}};
 }
 
-bool blank(const std::string& text) {
-  return std::all_of(text.begin(), text.end(),
-                     [](unsigned char c) { return std::isspace(c) != 0; });
-}
-
 class ReleaseHandlers {
  public:
   explicit ReleaseHandlers(ReleasesPart& part) : part_(part), ctx_(part.context()) {}
@@ -47,43 +38,8 @@ class ReleaseHandlers {
     std::optional<std::string> file = req.bodyFile();
     if (!file)
       throw Error::badRequest("send the release as the request body (a gzip-compressed tar)");
-    std::optional<std::string> header = req.header("x-berth-cmd");
-    if (header && blank(*header)) header.reset();
-    if (header) {
-      if (auto problem = commandProblem(*header))
-        throw Error::badRequest("x-berth-cmd: " + *problem);
-    }
-
-    NewRelease fresh{project.id,
-                     project.name,
-                     project.account_id,
-                     project.region,
-                     header ? *header : project.cmd,
-                     part_.node(),
-                     part_.boot()};
-    ReleaseRecord release = ctx_.releases->insertBuilding(fresh);  // 409 while one builds
-    try {
-      berth::StorageBlobs(*ctx_.services)
-          .put({{project.id, kReleaseSpace, release.id}, *file, "application/gzip", true});
-    } catch (const Error& e) {
-      // The store refused the upload itself (a quota): nothing of it is kept, not even a row.
-      if (e.status() < 500) {
-        ctx_.releases->discardBuilding(release.id);
-      } else {
-        ctx_.releases->finishFailed(release.id, "the upload could not be stored: " + e.message(),
-                                    "");
-      }
-      throw;
-    } catch (const std::exception& e) {
-      ctx_.releases->finishFailed(release.id,
-                                  std::string("the upload could not be stored: ") + e.what(), "");
-      throw;
-    }
-    BuildJob job{project.id, project.name, release.id, header, project.cmd};
-    if (!part_.queueBuild(job)) {
-      ctx_.releases->finishFailed(release.id, "berthd is stopping; upload the release again", "");
-      throw Error::unavailable("berthd is stopping; upload the release again");
-    }
+    std::optional<std::string> header = givenStartCommand(req.header("x-berth-cmd"), "x-berth-cmd");
+    ReleaseRecord release = part_.deploy(project, *file, header);
     ctx_.logger().withProject(project.name).info(req, "release " + release.id + " uploaded");
     resp.json(202, releaseJson(release));
   }
@@ -105,22 +61,16 @@ class ReleaseHandlers {
     std::string id = req.param("id");
     auto release = ctx_.releases->find(project.id, id);
     if (!release) throw Error::notFound("no release called " + id);
-    nlohmann::json body = releaseJson(*release);
-    body["build_log"] = release->build_log;
-    resp.json(200, body);
+    resp.json(200, releaseWithLogJson(*release));
   }
 
   void promote(const Request& req, Responder& resp) const {
     Project project = reachableProject(ctx_, req);
     std::string id = req.param("id");
-    auto before = ctx_.releases->live(project.id);
-    ReleaseRecord live = ctx_.releases->promote(project.id, id);  // 404, 409, 410
-    if (!before || before->id != live.id) {
-      part_.platformLog(project.id, "release " + id + " promoted: it is live again");
+    ReleasesPart::Promoted promoted = part_.promote(project, id);  // 404, 409, 410
+    if (promoted.changed)
       ctx_.logger().withProject(project.name).info(req, "release " + id + " promoted");
-      part_.announceLive(project.id, id);
-    }
-    resp.json(200, releaseJson(live));
+    resp.json(200, releaseJson(promoted.live));
   }
 
  private:

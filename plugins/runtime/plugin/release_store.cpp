@@ -4,6 +4,8 @@
 // any node: the lock lives in the shared database).
 #include "release_store.hpp"
 
+#include <berth/services/runtime_releases.hpp>
+
 #include "release_rules.hpp"
 
 namespace berth::runtime {
@@ -83,19 +85,21 @@ std::vector<ReleaseRow> rowsOf(berth::Transaction& tx, const std::string& projec
   return rows;
 }
 
+berth::runtime_releases::Release releaseOf(const ReleaseRecord& r) {
+  return {r.id,  r.project, r.status, r.created_at, r.files,     r.bytes,
+          r.cmd, r.runtime, r.region, r.error,      std::nullopt};
+}
+
 }  // namespace
 
 nlohmann::json releaseJson(const ReleaseRecord& release) {
-  return {{"id", release.id},
-          {"project", release.project},
-          {"status", release.status},
-          {"created_at", release.created_at},
-          {"files", release.files},
-          {"bytes", release.bytes},
-          {"cmd", release.cmd},
-          {"runtime", release.runtime ? nlohmann::json(*release.runtime) : nlohmann::json()},
-          {"region", release.region},
-          {"error", release.error ? nlohmann::json(*release.error) : nlohmann::json()}};
+  return berth::runtime_releases::toJson(releaseOf(release));
+}
+
+nlohmann::json releaseWithLogJson(const ReleaseRecord& release) {
+  berth::runtime_releases::Release out = releaseOf(release);
+  out.build_log = release.build_log;
+  return berth::runtime_releases::toJson(out);
 }
 
 std::optional<ReleaseRecord> ReleaseStore::live(const std::string& project_id) const {

@@ -59,8 +59,11 @@ struct BuiltRelease {
 };
 
 // The Release schema of docs/openapi.yaml: id, project, status, created_at, files, bytes, cmd,
-// runtime, region, error.
+// runtime, region, error; written by <berth/services/runtime_releases.hpp>, so the routes and
+// runtime.releases.v1 answer the same. With its build log: GET one release, the service's get
+// and wait (the record must come from find()).
 nlohmann::json releaseJson(const ReleaseRecord& release);
+nlohmann::json releaseWithLogJson(const ReleaseRecord& release);
 
 class ReleaseStore {
  public:

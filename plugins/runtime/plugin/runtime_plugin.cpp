@@ -53,6 +53,7 @@ class RuntimePlugin final : public berth::Plugin {
     registerReleases(r, context_);
     registerLogs(r, context_);
     registerStatusService(r, context_);
+    registerReleasesService(r, context_);
     registerGateway(r, context_);
   }
 
