@@ -44,6 +44,7 @@ struct RuntimeConfig {
   std::optional<std::string> readiness_path;  // readiness_path: "" = accepts connections
   int log_keep = 2000;                        // log_keep: entries kept per project
   std::string releases_dir;                   // <data_dir>/releases
+  std::string shared_dir;  // shared_dir: folders shared by projects (absolute; <data_dir>/shared)
 };
 
 struct Context {

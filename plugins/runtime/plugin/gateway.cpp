@@ -264,6 +264,30 @@ void Gateway::refreshEnvironment(const std::string& project_id, const std::strin
   context_.logger().withProject(name.empty() ? project_id : name).info(why);
 }
 
+void Gateway::startOptionsChanged(const std::string& project_id, const std::string& name) {
+  forgetSpec(project_id);
+  std::shared_ptr<AppProcess> app = context_.apps->find(project_id);
+  if (!app) return;  // never started here: the next start reads its options afresh
+  const bool active = app->state() != AppState::Stopped;
+  app.reset();
+  std::shared_ptr<const ReleaseRecord> release = routing_.live(project_id);
+  // As refreshEnvironment: its rule would lead to the old process's port.
+  edge_apps_.remove(project_id);
+  context_.apps->stop(project_id);  // forgotten: a later start makes a process with the new spec
+  if (!active || !release || release->kind == StartKind::Static) return;
+  Project project;
+  project.id = project_id;
+  project.name = name;
+  try {
+    context_.apps->start(project_id, *specFor(project, *release), [](const StartOutcome&) {});
+    context_.logger().withProject(name).info("start options changed: the app restarts with them");
+  } catch (const std::exception& e) {
+    // The options are stored; the next request meets the same refusal and answers it (503).
+    context_.logger().withProject(name).warn(
+        std::string("start options changed; the app could not start again: ") + e.what());
+  }
+}
+
 void Gateway::deleting(const nlohmann::json& payload) {
   const std::string project_id = payload.value("id", "");
   if (project_id.empty()) return;

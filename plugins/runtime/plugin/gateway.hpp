@@ -37,7 +37,11 @@ class Gateway {
   void secretChanged(const nlohmann::json& payload);
   // A running app of the project restarts with its environment read again (secrets, BERTH_URL).
   void refreshEnvironment(const std::string& project_id, const std::string& name,
-                          const std::string& why);     // project.secret_changed
+                          const std::string& why);  // project.secret_changed
+  // runtime.apps.v1 set_start_options: the spec is read again; a running app is replaced by
+  // one started with the new options (mounts and readiness are fixed for one process), a
+  // stopped one is forgotten so that its next start reads them.
+  void startOptionsChanged(const std::string& project_id, const std::string& name);
   void deleting(const nlohmann::json& payload);        // project.deleting
   void access(std::string_view line);                  // edge.access
   void updated(const nlohmann::json& payload);         // project.updated (a PATCH)

@@ -3,6 +3,8 @@
 #include <berth/services/projects_directory.hpp>
 
 #include "php_cgi.hpp"
+#include "shared_folder.hpp"
+#include "start_options.hpp"
 
 namespace berth::runtime {
 
@@ -16,6 +18,7 @@ AppEnvironmentInput appEnvironmentFor(const Context& context, const std::string&
   for (auto& [name, value] :
        directory.secrets(project_id, berth::projects_directory::kRuntimeScope))
     env.secrets[name] = std::move(value);
+  env.options = readStartOptions(*context.services, project_id).environment;
   env.start_env = release.start_env;
   env.public_url = directory.publicUrl(project_id);
   if (release.kind == StartKind::Php)
@@ -40,6 +43,18 @@ AppSpec appSpecFor(const Context& context, const Project& project, const Release
   spec.readiness_path = context.config.readiness_path;
   spec.start_timeout = context.config.start_timeout;
   spec.stop_grace = context.config.stop_grace;
+  // The project's start options (runtime.apps.v1) win over the configuration.
+  const StartOptions options = readStartOptions(*context.services, project.id);
+  if (options.readiness_path) spec.readiness_path = options.readiness_path;
+  if (options.start_timeout_seconds)
+    spec.start_timeout = std::chrono::seconds(*options.start_timeout_seconds);
+  for (const auto& path : options.read_only_paths) {
+    // Checked when set; again now, as the folder may have gone (or been replaced) since.
+    if (!sharedFolderOk(path, context.config.shared_dir))
+      throw berth::Error::unavailable("the start options' read-only path " + path +
+                                      " is no longer a folder under " + context.config.shared_dir);
+    spec.read_only_paths.push_back(path);
+  }
   if (release.kind == StartKind::Php) {
     spec.argv = phpCgiArgv(release.argv, spec.home + "/tmp");
     spec.readiness_path.reset();  // a FastCGI port answers no HTTP: ready when it accepts

@@ -22,6 +22,9 @@ void registerStatusService(berth::Registrar& r, Context& context);
 // registerReleases. releases_service.cpp.
 void registerReleasesService(berth::Registrar& r, Context& context);
 
+// runtime.apps.v1 (per-project start options, runtime.start_options). apps_service.cpp.
+void registerAppsService(berth::Registrar& r, Context& context);
+
 // The gateway: project-host traffic to the live release (files or the app), scale to zero,
 // the edge cache rules, request logs from the edge's access log, restarts on secret change.
 // gateway.cpp and friends.

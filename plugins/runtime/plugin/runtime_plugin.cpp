@@ -6,6 +6,7 @@
 #include "context.hpp"
 #include "parts.hpp"
 #include "release_build.hpp"
+#include "shared_folder.hpp"
 
 #include "berth_migrations_runtime.inc"
 
@@ -48,12 +49,16 @@ class RuntimePlugin final : public berth::Plugin {
                    "an app is ready when GET <path> answers below 400; empty: when it accepts "
                    "connections");
     r.configInt("log_keep", 2000, "log entries kept per project", berth::IntRange{10, 1000000});
+    r.configString("shared_dir", "",
+                   "folder of what projects share read-only (shared trees, start options' "
+                   "read_only_paths); relative to data_dir; empty: <data_dir>/shared");
     r.migrations(kBerthMigrations, kBerthMigrationCount);
 
     registerReleases(r, context_);
     registerLogs(r, context_);
     registerStatusService(r, context_);
     registerReleasesService(r, context_);
+    registerAppsService(r, context_);
     registerGateway(r, context_);
   }
 
@@ -94,6 +99,7 @@ class RuntimePlugin final : public berth::Plugin {
     }
     c.log_keep = static_cast<int>(config.value("log_keep", int64_t{2000}));
     c.releases_dir = context_.data_dir + "/releases";
+    c.shared_dir = sharedDir(context_.data_dir, config.value("shared_dir", ""));
 
     context_.releases = std::make_unique<ReleaseStore>(services);
     context_.releases->startKeepingLive(services.coreSetting("database.url").value_or(""));

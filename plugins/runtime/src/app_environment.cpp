@@ -3,12 +3,13 @@
 #include <string_view>
 
 namespace berth::runtime {
-namespace {
 
 bool isPlatformName(const std::string& name) {
   return name == "PORT" || name == "HOME" || name == "TMPDIR" || name == "PATH" ||
          name == "DATABASE_URL" || name.starts_with("PG") || name == "BERTH_URL";
 }
+
+namespace {
 
 bool isNameChar(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
@@ -106,6 +107,8 @@ std::map<std::string, std::string> appEnvironment(const AppEnvironmentInput& inp
     if (name.starts_with("PG")) env[name] = value;
   if (!input.public_url.empty()) env["BERTH_URL"] = input.public_url;
   for (const auto& [name, value] : input.secrets)
+    if (!isPlatformName(name)) env[name] = value;
+  for (const auto& [name, value] : input.options)
     if (!isPlatformName(name)) env[name] = value;
   for (const auto& [name, value] : input.start_env)
     if (!isPlatformName(name)) env[name] = value;

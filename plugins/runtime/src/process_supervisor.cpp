@@ -253,7 +253,8 @@ StartOutcome AppProcess::launch() {
     child.argv = expandArguments(spec_.argv, child.env);
     if (spec_.sandbox)
       child.argv = sandboxedArgv(
-          *spec_.sandbox, SandboxMounts{spec_.release_dir, false, spec_.home, {}}, child.argv);
+          *spec_.sandbox,
+          SandboxMounts{spec_.release_dir, false, spec_.home, spec_.read_only_paths}, child.argv);
     child.cwd = spec_.release_dir;
     child.run_as = spec_.run_as;
     child.ignore_term = spec_.sandbox.has_value();

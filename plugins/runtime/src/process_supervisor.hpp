@@ -45,6 +45,9 @@ struct AppSpec {
   AppEnvironmentInput environment;        // release_dir, home and port are filled in at start
   std::optional<RunAs> run_as;            // the project's uid/gid; required when root
   std::optional<SandboxOptions> sandbox;  // bubblewrap when set
+  // Folders shown read-only at their own path in the sandbox (the project's start options;
+  // checked to be under the runtime's shared folder).
+  std::vector<std::string> read_only_paths;
   // runtime.unsafe_run_without_sandbox let it run without bubblewrap: every start says so.
   bool warn_unsandboxed = false;
   std::optional<std::string> readiness_path;
