@@ -3,6 +3,7 @@
 // it answers, and how it fails. The real n8n runs in tests/n8n/e2e_n8n_test.cpp.
 #include <gtest/gtest.h>
 
+#include <berth/services/runtime_releases.hpp>
 #include <berth/testing/fake_host.hpp>
 
 #include <fstream>
@@ -55,12 +56,18 @@ class N8nInstallerTest : public ::testing::Test {
     });
     fake("runtime.apps.v1", [](const nlohmann::json& r) { return r; });
     fake("runtime.releases.v1", [this](const nlohmann::json& r) {
-      nlohmann::json release = {{"id", "rel1"}, {"status", "building"}, {"error", nullptr}};
+      berth::runtime_releases::Release release;
+      release.id = "rel1";
+      release.project = "flows-ann";
+      release.status = "building";
+      release.cmd = "sh start.sh";
+      release.region = "local";
       if (r.contains("timeout_seconds")) {
-        release["status"] = release_end;
-        if (release_end == "failed") release["error"] = "the app did not start";
+        release.status = release_end;
+        release.build_log = "";
+        if (release_end == "failed") release.error = "the app did not start";
       }
-      return release;
+      return berth::runtime_releases::toJson(release);
     });
     fake("templates.installs.v1", [](const nlohmann::json&) {
       return nlohmann::json{{"noted", true}};

@@ -1,6 +1,8 @@
 #include "n8n_installer.hpp"
 
 #include <berth/services/projects_secrets.hpp>
+#include <berth/services/runtime_apps.hpp>
+#include <berth/services/runtime_releases.hpp>
 #include <berth/services/templates_installs.hpp>
 
 #include <openssl/rand.h>
@@ -125,37 +127,36 @@ nlohmann::json N8nInstaller::install(berth::InstallContext& context, const nlohm
   const berth::projects_secrets::Stored stored = berth::projects_secrets::parseStored(
       context.call(kSecrets, "set", berth::projects_secrets::toJson(key)));
 
-  context.call(kApps, "set_start_options",
-               {{"readiness_path", kReadinessPath},
-                {"start_timeout_seconds", kStartTimeoutSeconds},
-                {"read_only_paths", {home}},
-                {"environment", {{"BERTH_N8N_HOME", home}}}});
+  berth::runtime_apps::StartOptions options;
+  options.readiness_path = kReadinessPath;
+  options.start_timeout_seconds = kStartTimeoutSeconds;
+  options.read_only_paths = {home};
+  options.environment = {{"BERTH_N8N_HOME", home}};
+  context.call(kApps, berth::runtime_apps::kSetStartOptions, berth::runtime_apps::toJson(options));
 
   progress(context, "making the n8n release");
-  nlohmann::json release = context.call(
-      kReleases, "create",
-      {{"files",
-        {{{"path", "start.sh"}, {"content", readWhole(payload / "start.sh")}, {"executable", true}},
-         {{"path", "BERTH-N8N.txt"},
-          {"content", "n8n " + pins.n8n_version + " on Node " + pins.node_version + ", from " +
-                          home + " (read-only, shared by every n8n project on this server)\n"}}}},
-       {"cmd", "sh start.sh"}});
-  const std::string release_id = release.at("id").get<std::string>();
-  release =
-      context.call(kReleases, "wait",
-                   {{"release_id", release_id}, {"timeout_seconds", timing_.release_wait_seconds}});
-  const std::string status = release.value("status", "");
-  if (status != "ready" && status != "live")
-    throw Error(502, "the n8n release " + release_id + " did not become ready: " +
-                         (release.contains("error") && release["error"].is_string()
-                              ? release["error"].get<std::string>()
-                              : status));
+  namespace releases = berth::runtime_releases;
+  releases::CreateRequest create;
+  create.files = {{"start.sh", readWhole(payload / "start.sh"), true},
+                  {"BERTH-N8N.txt",
+                   "n8n " + pins.n8n_version + " on Node " + pins.node_version + ", from " + home +
+                       " (read-only, shared by every n8n project on this server)\n",
+                   false}};
+  create.cmd = "sh start.sh";
+  const releases::Release created = releases::parseRelease(
+      context.call(kReleases, releases::kCreate, releases::toJson(create)), releases::kCreate);
+  releases::WaitRequest wait{"", created.id, timing_.release_wait_seconds};
+  const releases::Release release = releases::parseRelease(
+      context.call(kReleases, releases::kWait, releases::toJson(wait)), releases::kWait);
+  if (release.status != releases::kLive && release.status != releases::kReady)
+    throw Error(502, "the n8n release " + release.id +
+                         " did not become ready: " + release.error.value_or(release.status));
 
   const std::string url = context.project().value("url", "");
   return {{"schedules", nlohmann::json::array()},
           {"secrets", {kKeyName}},
           {"key_generated", stored.stored},
-          {"release", {{"id", release_id}, {"status", status}}},
+          {"release", {{"id", release.id}, {"status", release.status}}},
           {"n8n", {{"version", pins.n8n_version}, {"node", pins.node_version}, {"tree", home}}},
           {"next", "open " + url + " and create the owner account: the first visitor does"}};
 }

@@ -21,7 +21,7 @@ class N8nInstaller final : public berth::Installer {
     std::chrono::milliseconds poll{2000};          // asks how the tree's build goes
     std::chrono::seconds progress_every{15};       // tells the caller how it goes
     std::chrono::seconds tree_deadline{2 * 3600};  // gives up waiting for the tree
-    int release_wait_seconds = 600;                // runtime.releases.v1 wait
+    int64_t release_wait_seconds = 600;            // runtime.releases.v1 wait
   };
 
   N8nInstaller() = default;
