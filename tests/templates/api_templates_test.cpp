@@ -115,6 +115,33 @@ TEST_F(ApiTemplates, TheCoreBindsTheContextToTheCallersProject) {
   EXPECT_EQ(secrets.body.find("demo-secret-"), std::string::npos) << "a value was shown";
 }
 
+TEST_F(ApiTemplates, AnInstallMakesAReleaseWithItsCommandEnvironmentAndSecret) {
+  mustCreate(api(*ann), "effects");
+  const std::string p = projectName("effects", ann->slug);
+  auto r = api(*ann).post(install(p, "demo"), {{"title", "Hello"}, {"app", true}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  const nlohmann::json release = r.json()["release"];
+  EXPECT_EQ(release["status"], "live");
+  EXPECT_EQ(release["cmd"], "node server.js");
+  auto deploys = api(*ann).get("/projects/" + p + "/deploys");
+  ASSERT_EQ(deploys.status, 200);
+  EXPECT_EQ(deploys.json()["deploys"][0]["id"], release["id"]);
+  // The app runs with the start option's environment and the generated secret.
+  auto page = berth::testing::sendToHost(server->baseUrl(), p + ".localhost", "GET", "/");
+  EXPECT_EQ(page.status, 200) << page.body;
+  EXPECT_EQ(page.body, "greeting=Hello key=set\n");
+  // A re-install replaces the release and keeps the key.
+  auto again = api(*ann).post(install(p, "demo"), {{"title", "Again"}, {"app", true}});
+  ASSERT_EQ(again.status, 200) << again.body;
+  EXPECT_NE(again.json()["release"]["id"], release["id"]);
+  EXPECT_EQ(again.json()["key"]["stored"], false);
+  std::string body;
+  EXPECT_TRUE(eventually([&] {
+    body = berth::testing::sendToHost(server->baseUrl(), p + ".localhost", "GET", "/").body;
+    return body == "greeting=Again key=set\n";
+  })) << body;
+}
+
 TEST_F(ApiTemplates, ASlowInstallAnswers202AndASecondOneIsAConflict) {
   mustCreate(api(*ann), "slow");
   const std::string p = projectName("slow", ann->slug);
