@@ -86,8 +86,8 @@ std::optional<RunAs> credentialsFor(const ChildSpec& spec) {
 }
 
 [[noreturn]] void childMain(const char* program, char** argv, char** envp, const char* cwd,
-                            const std::optional<RunAs>& creds, bool ignore_term, int output_fd,
-                            int report_fd, pid_t parent) {
+                            const std::optional<RunAs>& creds, bool ignore_term, int input_fd,
+                            int output_fd, int report_fd, pid_t parent) {
   sigset_t none;
   ::sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -96,8 +96,8 @@ std::optional<RunAs> credentialsFor(const ChildSpec& spec) {
   if (ignore_term) ::signal(SIGTERM, SIG_IGN);
   // Its own group, so a stop reaches everything it started.
   if (::setpgid(0, 0) != 0) failChild(report_fd);
-  int null_fd = ::open("/dev/null", O_RDONLY);
-  if (null_fd < 0 || ::dup2(null_fd, STDIN_FILENO) < 0) failChild(report_fd);
+  int stdin_fd = input_fd >= 0 ? input_fd : ::open("/dev/null", O_RDONLY);
+  if (stdin_fd < 0 || ::dup2(stdin_fd, STDIN_FILENO) < 0) failChild(report_fd);
   if (::dup2(output_fd, STDOUT_FILENO) < 0 || ::dup2(output_fd, STDERR_FILENO) < 0)
     failChild(report_fd);
   if (creds) {
@@ -154,17 +154,25 @@ StartedChild spawnChild(const ChildSpec& spec) {
     ::close(output[1]);
     throw std::runtime_error("cannot start " + spec.argv[0] + ": " + errnoText(errno));
   }
+  int input[2] = {-1, -1};
+  if (spec.pipe_stdin && ::pipe2(input, O_CLOEXEC) != 0) {
+    const int err = errno;
+    for (int fd : {output[0], output[1], report[0], report[1]}) ::close(fd);
+    throw std::runtime_error("cannot start " + spec.argv[0] + ": " + errnoText(err));
+  }
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid == 0)
-    childMain(program.c_str(), argv, envp, spec.cwd.c_str(), creds, spec.ignore_term, output[1],
-              report[1], parent);
+    childMain(program.c_str(), argv, envp, spec.cwd.c_str(), creds, spec.ignore_term, input[0],
+              output[1], report[1], parent);
   const int fork_errno = errno;
   ::close(output[1]);
   ::close(report[1]);
+  if (input[0] >= 0) ::close(input[0]);
   if (pid < 0) {
     ::close(output[0]);
     ::close(report[0]);
+    if (input[1] >= 0) ::close(input[1]);
     throw std::runtime_error("cannot start " + spec.argv[0] + ": " + errnoText(fork_errno));
   }
   ::setpgid(pid, pid);  // from both sides, so a stop right after spawn cannot miss it
@@ -177,9 +185,10 @@ StartedChild spawnChild(const ChildSpec& spec) {
   if (got > 0) {
     reap(pid);
     ::close(output[0]);
+    if (input[1] >= 0) ::close(input[1]);
     throw std::runtime_error("cannot start " + spec.argv[0] + ": " + errnoText(child_errno));
   }
-  return StartedChild{pid, output[0]};
+  return StartedChild{pid, output[0], input[1]};
 }
 
 std::optional<ChildExit> reapIfExited(pid_t pid) {

@@ -30,11 +30,15 @@ struct ChildSpec {
   // sandboxed process (which restores its default: sandboxedArgv) while bwrap lives on until
   // it ends; killing bwrap first would take the process down at once (--die-with-parent).
   bool ignore_term = false;
+  // Its stdin is a pipe whose write end the caller gets (StartedChild::input_fd); otherwise
+  // /dev/null.
+  bool pipe_stdin = false;
 };
 
 struct StartedChild {
   pid_t pid = -1;      // also the process group id (the child leads its own group)
   int output_fd = -1;  // read end of the pipe carrying stdout and stderr; the caller closes it
+  int input_fd = -1;   // with pipe_stdin: write end of its stdin (close-on-exec); caller closes
 };
 
 // Throws std::runtime_error("cannot start <argv0>: <why>") when it cannot start, including a

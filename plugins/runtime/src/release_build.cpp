@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -39,55 +40,121 @@ void appendBounded(std::string& log, std::string_view more, std::size_t max, boo
 
 }  // namespace
 
-CommandRun runBuildCommand(const std::vector<std::string>& argv, const std::string& dir,
+namespace {
+
+// Writes what is left of a command's stdin without blocking; false once it is all written or
+// the command closed its end (then the rest is dropped). SIGPIPE is blocked on this thread
+// while the command runs (StdinPipeSignal), so a closed end is EPIPE, not a signal.
+bool feedInput(int fd, const std::string& input, std::size_t& written) {
+  while (written < input.size()) {
+    const ssize_t n = ::write(fd, input.data() + written, input.size() - written);
+    if (n > 0) {
+      written += static_cast<std::size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    return n < 0 && errno == EAGAIN;  // full for now: more when poll says so; else it is gone
+  }
+  return false;
+}
+
+// Blocks SIGPIPE on the calling thread while a command's stdin is written, and takes away one
+// a write raised before the old mask is restored (a thread-directed SIGPIPE would otherwise
+// end a process that does not ignore it).
+class StdinPipeSignal {
+ public:
+  StdinPipeSignal() {
+    sigset_t pipe;
+    ::sigemptyset(&pipe);
+    ::sigaddset(&pipe, SIGPIPE);
+    ::pthread_sigmask(SIG_BLOCK, &pipe, &old_);
+  }
+  ~StdinPipeSignal() {
+    sigset_t pending;
+    ::sigpending(&pending);
+    if (::sigismember(&pending, SIGPIPE) == 1 && ::sigismember(&old_, SIGPIPE) == 0) {
+      sigset_t pipe;
+      ::sigemptyset(&pipe);
+      ::sigaddset(&pipe, SIGPIPE);
+      const struct timespec now {};
+      ::sigtimedwait(&pipe, nullptr, &now);
+    }
+    ::pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  StdinPipeSignal(const StdinPipeSignal&) = delete;
+  StdinPipeSignal& operator=(const StdinPipeSignal&) = delete;
+
+ private:
+  sigset_t old_;
+};
+
+}  // namespace
+
+CommandRun runBuildCommand(const std::vector<std::string>& argv, const SandboxMounts& mounts,
                            const std::map<std::string, std::string>& env,
                            const std::optional<RunAs>& run_as, const BuildLimits& limits,
-                           const std::optional<SandboxOptions>& sandbox, const std::string& home) {
+                           const std::optional<SandboxOptions>& sandbox, const CommandIo& io) {
   CommandRun run;
+  std::optional<StdinPipeSignal> pipe_signal;
+  if (io.input) pipe_signal.emplace();
   StartedChild child;
   try {
     std::vector<std::string> command = argv;
-    if (sandbox) command = sandboxedArgv(*sandbox, SandboxMounts{dir, true, home}, argv);
-    child = spawnChild(ChildSpec{command, env, dir, run_as, sandbox.has_value()});
+    if (sandbox) command = sandboxedArgv(*sandbox, mounts, argv);
+    ChildSpec spec{command, env, mounts.release_dir, run_as, sandbox.has_value()};
+    spec.pipe_stdin = io.input.has_value();
+    child = spawnChild(spec);
   } catch (const std::exception& e) {
     run.error = e.what();
     return run;
   }
+  std::size_t input_written = 0;
+  if (child.input_fd >= 0) {
+    ::fcntl(child.input_fd, F_SETFL, ::fcntl(child.input_fd, F_GETFL) | O_NONBLOCK);
+    if (!feedInput(child.input_fd, *io.input, input_written)) {
+      ::close(child.input_fd);  // all of it written (or nobody reads): its stdin ends
+      child.input_fd = -1;
+    }
+  }
   const auto deadline = Clock::now() + limits.timeout;
   bool cut = false;
-  bool timed_out = false;
-  bool cancelled = false;
   const auto cancelRequested = [&] {
     return limits.cancel != nullptr && limits.cancel->load(std::memory_order_relaxed);
   };
   char buffer[8192];
   for (;;) {
     if (cancelRequested()) {
-      cancelled = true;
+      run.cancelled = true;
       break;
     }
     const auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now());
     if (left.count() <= 0) {
-      timed_out = true;
+      run.timed_out = true;
       break;
     }
-    struct pollfd p {
-      child.output_fd, POLLIN, 0
-    };
-    const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), 200)));
+    struct pollfd p[2] = {{child.output_fd, POLLIN, 0}, {child.input_fd, POLLOUT, 0}};
+    const nfds_t count = child.input_fd >= 0 ? 2 : 1;
+    const int ready = ::poll(p, count, static_cast<int>(std::min<long long>(left.count(), 200)));
     if (ready < 0 && errno == EINTR) continue;
     if (ready == 0) continue;
+    if (count == 2 && p[1].revents != 0 && !feedInput(child.input_fd, *io.input, input_written)) {
+      ::close(child.input_fd);
+      child.input_fd = -1;
+    }
+    if (p[0].revents == 0) continue;
     const ssize_t got = ::read(child.output_fd, buffer, sizeof buffer);
     if (got < 0 && errno == EINTR) continue;
     if (got <= 0) break;  // every writer closed the pipe: it has ended
-    appendBounded(run.log, std::string_view(buffer, static_cast<std::size_t>(got)),
-                  limits.max_log_bytes, cut);
+    const std::string_view piece(buffer, static_cast<std::size_t>(got));
+    appendBounded(run.log, piece, limits.max_log_bytes, cut);
+    if (io.on_output) io.on_output(piece);
   }
   ::close(child.output_fd);
+  if (child.input_fd >= 0) ::close(child.input_fd);
   // Its output ended; it may still be finishing (closing stdout is not exiting).
-  while (!timed_out && !cancelled) {
+  while (!run.timed_out && !run.cancelled) {
     if (cancelRequested()) {
-      cancelled = true;
+      run.cancelled = true;
       break;
     }
     siginfo_t info{};
@@ -95,18 +162,19 @@ CommandRun runBuildCommand(const std::vector<std::string>& argv, const std::stri
         info.si_pid == child.pid)
       break;
     if (Clock::now() >= deadline)
-      timed_out = true;
+      run.timed_out = true;
     else
       ::usleep(10000);
   }
   // SIGTERM reaches an exited leader's group only as leftovers; the status is the leader's.
   const ChildExit exit = stopChild(child.pid, milliseconds(2000));
+  run.exit = exit;
   if (cut) run.log = "(earlier output cut)\n" + run.log;
-  if (cancelled) {
+  if (run.cancelled) {
     run.error = "the build step " + joined(argv) + " was stopped because berthd is stopping";
     return run;
   }
-  if (timed_out) {
+  if (run.timed_out) {
     run.error = "the build step " + joined(argv) + " took longer than " + duration(limits.timeout) +
                 " and was stopped";
     return run;
@@ -117,6 +185,13 @@ CommandRun runBuildCommand(const std::vector<std::string>& argv, const std::stri
   }
   run.ok = true;
   return run;
+}
+
+CommandRun runBuildCommand(const std::vector<std::string>& argv, const std::string& dir,
+                           const std::map<std::string, std::string>& env,
+                           const std::optional<RunAs>& run_as, const BuildLimits& limits,
+                           const std::optional<SandboxOptions>& sandbox, const std::string& home) {
+  return runBuildCommand(argv, SandboxMounts{dir, true, home, {}}, env, run_as, limits, sandbox);
 }
 
 std::optional<std::string> sandboxProblem(const SandboxOptions& options, const RunAs& probe_as) {

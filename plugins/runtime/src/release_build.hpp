@@ -8,9 +8,11 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "child_process.hpp"
@@ -32,12 +34,35 @@ struct CommandRun {
   bool ok = false;
   std::string log;    // stdout and stderr together, the last max_log_bytes
   std::string error;  // when not ok
+  // How it ended, when it was started: by itself, or as the stop after a timeout or a cancel
+  // left it. Inside bubblewrap a command killed by a signal reads as exit code 128 + signal
+  // (bwrap reports it so); `signal` is then bwrap's own.
+  std::optional<ChildExit> exit;
+  bool timed_out = false;  // stopped at limits.timeout
+  bool cancelled = false;  // stopped by limits.cancel
 };
 
-// Runs `argv` in `dir` with exactly `env`, as `run_as` (when root), inside bubblewrap when
-// `sandbox` is set (`dir` read-write, `home` read-write). Errors: "the build step <cmd> exited
-// with code <n>" (or "was killed by signal <n>"), "the build step <cmd> took longer than <t>
-// and was stopped", "cannot start <program>: <why>".
+// What a command gets besides its argv and environment.
+struct CommandIo {
+  // Written to its stdin, which then ends; nullopt: stdin is /dev/null.
+  std::optional<std::string> input;
+  // Each piece of output as it is read (stdout and stderr together), on the calling thread:
+  // for a log that grows while the command runs.
+  std::function<void(std::string_view)> on_output;
+};
+
+// Runs `argv` in `mounts.release_dir` with exactly `env`, as `run_as` (when root), inside
+// bubblewrap when `sandbox` is set, showing it `mounts` (its folder read-write or read-only,
+// `home` read-write, further folders read-only). Errors: "the build step <cmd> exited with code
+// <n>" (or "was killed by signal <n>"), "the build step <cmd> took longer than <t> and was
+// stopped", "the build step <cmd> was stopped because berthd is stopping", "cannot start
+// <program>: <why>".
+CommandRun runBuildCommand(const std::vector<std::string>& argv, const SandboxMounts& mounts,
+                           const std::map<std::string, std::string>& env,
+                           const std::optional<RunAs>& run_as, const BuildLimits& limits,
+                           const std::optional<SandboxOptions>& sandbox, const CommandIo& io = {});
+
+// A build step: `dir` read-write, `home` read-write.
 CommandRun runBuildCommand(const std::vector<std::string>& argv, const std::string& dir,
                            const std::map<std::string, std::string>& env,
                            const std::optional<RunAs>& run_as, const BuildLimits& limits,
