@@ -82,6 +82,11 @@ struct Context {
   // made by registerReleases, ended by stopReleases.
   std::shared_ptr<class ReleasesPart> releases_part;
 
+  // work part
+  // One-off commands and shared trees (runtime.commands.v1, runtime.shared_trees.v1); made by
+  // registerWork, started by startWork, ended by stopWork.
+  std::shared_ptr<class WorkPart> work_part;
+
  private:
   std::vector<LiveListener> live_listeners_;
 };

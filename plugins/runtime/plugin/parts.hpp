@@ -25,6 +25,13 @@ void registerReleasesService(berth::Registrar& r, Context& context);
 // runtime.apps.v1 (per-project start options, runtime.start_options). apps_service.cpp.
 void registerAppsService(berth::Registrar& r, Context& context);
 
+// runtime.commands.v1 (a one-off command in a release, as the app) and
+// runtime.shared_trees.v1 (read-only trees built once per name): work_part.cpp and friends.
+// startWork after the configuration is read (shared_dir, sandbox); stopWork before the apps.
+void registerWork(berth::Registrar& r, Context& context);
+void startWork(Context& context);
+void stopWork(Context& context);
+
 // The gateway: project-host traffic to the live release (files or the app), scale to zero,
 // the edge cache rules, request logs from the edge's access log, restarts on secret change.
 // gateway.cpp and friends.

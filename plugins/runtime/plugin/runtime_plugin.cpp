@@ -60,6 +60,7 @@ class RuntimePlugin final : public berth::Plugin {
     registerReleasesService(r, context_);
     registerAppsService(r, context_);
     registerGateway(r, context_);
+    registerWork(r, context_);
   }
 
   void start(berth::Services& services) override {
@@ -106,9 +107,11 @@ class RuntimePlugin final : public berth::Plugin {
     context_.apps = std::make_unique<ProjectApps>(context_.logs);
     context_.identities = std::make_unique<ProjectIdentities>(services, c.uid_range,
                                                               context_.data_dir + "/runtime/homes");
+    startWork(context_);
   }
 
   void stop() override {
+    stopWork(context_);
     stopGateway(context_);
     stopReleases(context_);
     context_.apps.reset();  // stops every app of this node
