@@ -19,7 +19,6 @@
 #include "blob_names.hpp"
 #include "file_paths.hpp"
 #include "local_backend.hpp"
-#include "lookup_cache.hpp"
 #include "mime_types.hpp"
 #include "sha256.hpp"
 #include "support/berthd_process.hpp"
@@ -174,44 +173,6 @@ TEST(BlobNames, ObjectNamesAreRandomAndOnlyTheirOwnShapeParses) {
            "p1", "p1/", "../" + parsed->id, "p1/" + parsed->id + "/x", "p1/../../etc/passwd",
            "p1/" + std::string(32, 'G'), "/" + parsed->id})
     EXPECT_FALSE(parseObjectName(bad)) << bad;
-}
-
-// ---- the lookup cache ----------------------------------------------------------------------
-
-TEST(LookupCache, RemembersHitsAndAbsencesUntilCleared) {
-  LookupCache<std::string> cache(std::chrono::hours(1), 100);
-  EXPECT_FALSE(cache.find("a"));  // a miss
-  cache.store("a", std::string("object-1"), cache.ticket());
-  cache.store("gone", std::nullopt, cache.ticket());
-  auto hit = cache.find("a");
-  ASSERT_TRUE(hit);
-  EXPECT_EQ(hit->value_or(""), "object-1");
-  auto absent = cache.find("gone");
-  ASSERT_TRUE(absent);  // a remembered absence is a hit too
-  EXPECT_FALSE(*absent);
-  cache.clear();
-  EXPECT_FALSE(cache.find("a"));
-  EXPECT_FALSE(cache.find("gone"));
-}
-
-TEST(LookupCache, AReaderThatRacedAChangeDoesNotStoreWhatItRead) {
-  LookupCache<std::string> cache(std::chrono::hours(1), 100);
-  auto ticket = cache.ticket();  // a reader asks the source ...
-  cache.clear();                 // ... while a writer changes it
-  cache.store("a", std::string("stale"), ticket);
-  EXPECT_FALSE(cache.find("a"));
-  cache.store("a", std::string("fresh"), cache.ticket());
-  EXPECT_EQ(cache.find("a")->value_or(""), "fresh");
-}
-
-TEST(LookupCache, EntriesExpireAndTheSizeIsBounded) {
-  LookupCache<std::string> expired(std::chrono::nanoseconds(0), 100);
-  expired.store("a", std::string("x"), expired.ticket());
-  EXPECT_FALSE(expired.find("a"));
-  LookupCache<int> small(std::chrono::hours(1), 3);
-  for (int i = 0; i < 10; ++i) small.store(std::to_string(i), i, small.ticket());
-  EXPECT_LE(small.size(), 3u);
-  EXPECT_EQ(small.find("9")->value_or(-1), 9);
 }
 
 // ---- the local backend ----------------------------------------------------------------------

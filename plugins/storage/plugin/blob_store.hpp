@@ -10,6 +10,7 @@
 //   modification time, so the edge's Last-Modified and ETag change with every version.
 #pragma once
 #include <berth/kept_answers.hpp>
+#include <berth/lookup_cache.hpp>
 #include <berth/plugin.hpp>
 
 #include <cstdint>
@@ -20,7 +21,6 @@
 #include <vector>
 
 #include "blob_backend.hpp"
-#include "lookup_cache.hpp"
 #include "quotas.hpp"
 
 namespace berth::storage {
@@ -137,7 +137,9 @@ class BlobStore {
   const berth::Services& services_;
   BlobBackend& backend_;
   const Quotas* quotas_ = nullptr;
-  LookupCache<BlobRecord> served_{std::chrono::seconds(2), 100000};
+  // The blob behind a public path (or its absence), kept 2 s; emptied by every change this
+  // store makes.
+  berth::LookupCache<std::optional<BlobRecord>> served_{std::chrono::seconds(2), 100000};
   // fileUsage's answers by project id, as <berth/kept_answers.hpp> keeps them: migration
   // 0002's triggers send NOTIFY berth_storage_usage with the project's id when its blob rows
   // change (any node, any SQL), and every write of this store calls usage_.changed() after

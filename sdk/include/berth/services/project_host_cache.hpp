@@ -5,8 +5,9 @@
  *  the plugins that answer on project hosts: every request there needs it, and a host rarely
  *  changes. Header-only, no ABI.
  *
- *  One expiry rule for every plugin: an entry answers for kLifetime (5 s) after it was read
- *  from the directory; then the directory is asked again. That is how a change made on another
+ *  One expiry rule for every plugin, berth::LookupCache's (<berth/lookup_cache.hpp>, which
+ *  holds the entries): an entry answers for kLifetime (5 s) after it was read from the
+ *  directory; then the directory is asked again. That is how a change made on another
  *  node (cache settings PATCHed, a custom domain verified or removed, a project deleted)
  *  reaches this one without a message. On the node that made the change, the plugin drops
  *  entries at once from the hooks it follows anyway:
@@ -22,16 +23,14 @@
 #ifndef BERTH_SERVICES_PROJECT_HOST_CACHE_HPP
 #define BERTH_SERVICES_PROJECT_HOST_CACHE_HPP
 
+#include <berth/lookup_cache.hpp>
 #include <berth/services/projects_directory.hpp>
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <utility>
 
 namespace berth {
@@ -39,25 +38,19 @@ namespace berth {
 class ProjectHostCache {
  public:
   using Project = projects_directory::Project;
-  using Clock = std::function<std::chrono::steady_clock::time_point()>;
+  using Clock = LookupCache<Project>::Clock;
 
   /** How long an entry answers after it was read. */
   static constexpr std::chrono::seconds kLifetime{5};
   static constexpr size_t kMaxEntries = 10000;
 
-  ProjectHostCache() : ProjectHostCache([] { return std::chrono::steady_clock::now(); }) {}
+  ProjectHostCache() : cache_(kLifetime, kMaxEntries) {}
   /** clock: the time entries expire by (a test's own; steady_clock otherwise). */
   explicit ProjectHostCache(Clock clock, size_t max_entries = kMaxEntries)
-      : clock_(std::move(clock)), max_entries_(max_entries) {}
+      : cache_(kLifetime, max_entries, std::move(clock)) {}
 
   /** The project at `host` if it was read less than kLifetime ago; never asks. */
-  std::optional<Project> kept(const std::string& host) const {
-    const auto now = clock_();
-    std::lock_guard lock(mutex_);
-    auto found = entries_.find(host);
-    if (found == entries_.end() || found->second.expires <= now) return std::nullopt;
-    return found->second.project;
-  }
+  std::optional<Project> kept(const std::string& host) const { return cache_.find(host); }
 
   /** The project at `host`: kept, or asked of the directory (by_host) and kept.
    *  @throw Error 404 "no project at <host>" from the directory; nothing is kept then. */
@@ -70,69 +63,35 @@ class ProjectHostCache {
   }
 
   /** Where a read of the directory begins: pass it to keep(). */
-  uint64_t generation() const {
-    std::lock_guard lock(mutex_);
-    return generation_;
-  }
+  uint64_t generation() const { return cache_.ticket().generation; }
 
   /** Keeps `project` as the project at `host` for kLifetime, unless something was forgotten
    *  since `read_began` (then the answer may predate the change). @return whether it was kept. */
   bool keep(const std::string& host, const Project& project, uint64_t read_began) {
-    const auto expires = clock_() + kLifetime;
-    std::lock_guard lock(mutex_);
-    if (read_began != generation_) return false;
-    if (entries_.size() >= max_entries_ && !entries_.contains(host)) entries_.clear();
-    entries_[host] = Entry{project, expires};
-    return true;
+    return cache_.store(host, project, {read_began});
   }
 
   /** The project with this id as it was last read under any host, even past its lifetime (for
    *  a log line's name: a project's id, name and account never change while it lives). */
   std::optional<Project> lastKnown(const std::string& project_id) const {
-    std::lock_guard lock(mutex_);
-    for (const auto& [host, entry] : entries_)
-      if (entry.project.id == project_id) return entry.project;
-    return std::nullopt;
+    return cache_.findAny([&](const Project& p) { return p.id == project_id; });
   }
 
   /** Drops every host of the project (deleted, or its settings changed). */
   void forgetProject(const std::string& project_id) {
-    std::lock_guard lock(mutex_);
-    ++generation_;
-    for (auto it = entries_.begin(); it != entries_.end();)
-      it = it->second.project.id == project_id ? entries_.erase(it) : std::next(it);
+    cache_.forgetIf([&](const Project& p) { return p.id == project_id; });
   }
 
   /** Drops one host (a custom domain verified or removed). */
-  void forgetHost(const std::string& host) {
-    std::lock_guard lock(mutex_);
-    ++generation_;
-    entries_.erase(host);
-  }
+  void forgetHost(const std::string& host) { cache_.forget(host); }
 
-  void forgetAll() {
-    std::lock_guard lock(mutex_);
-    ++generation_;
-    entries_.clear();
-  }
+  void forgetAll() { cache_.clear(); }
 
   /** Entries held, expired ones included (they go when replaced or when the cache is full). */
-  size_t size() const {
-    std::lock_guard lock(mutex_);
-    return entries_.size();
-  }
+  size_t size() const { return cache_.size(); }
 
  private:
-  struct Entry {
-    Project project;
-    std::chrono::steady_clock::time_point expires;
-  };
-
-  Clock clock_;
-  size_t max_entries_;
-  mutable std::mutex mutex_;
-  std::unordered_map<std::string, Entry> entries_;
-  uint64_t generation_ = 0;  // bumped by every forget
+  LookupCache<Project> cache_;
 };
 
 }  // namespace berth
