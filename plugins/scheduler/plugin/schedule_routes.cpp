@@ -5,8 +5,10 @@
 #include <memory>
 
 #include "cron_spec.hpp"
+#include "schedule_fields.hpp"
 #include "schedule_rules.hpp"
 #include "schedule_store.hpp"
+#include "schedule_writes.hpp"
 
 namespace berth::scheduler {
 
@@ -21,7 +23,7 @@ Error noSuchSchedule() {
   return Error::notFound("no such schedule");
 }
 
-using Project = berth::projects_directory::Project;
+namespace contract = berth::scheduler_schedules;
 
 class ScheduleHandlers {
  public:
@@ -29,58 +31,28 @@ class ScheduleHandlers {
 
   void list(const Request& req, Responder& resp) const {
     Project project = find(req);
-    resp.json(200, {{"schedules", store().listForProject(project.id, now())}});
+    resp.json(200, contract::listJson(store().listForProject(project.id, now())));
   }
 
   void listAll(const Request& req, Responder& resp) const {
     std::vector<std::string> account_ids;
     for (const auto& account : c_.services->memberships(req.caller().accountId))
       account_ids.push_back(account.id);
-    resp.json(200, {{"schedules", store().listForAccounts(account_ids, now())}});
+    resp.json(200, contract::listJson(store().listForAccounts(account_ids, now())));
   }
 
   void create(const Request& req, Responder& resp) const {
     Project project = find(req);
     const nlohmann::json& body = req.json();
-    NewSchedule s;
-    s.name = trimmed(body.at("name").get<std::string>());
-    if (auto problem = nameProblem(s.name)) throw Error::badRequest(*problem);
-    s.spec = trimmed(body.at("spec").get<std::string>());
-    CronParse parsed = CronSpec::parse(s.spec);
-    if (!parsed.spec) throw Error::badRequest(parsed.error);
-    s.path = body.at("path").get<std::string>();
-    if (auto problem = pathProblem(s.path)) throw Error::badRequest(*problem);
-
-    s.project_id = project.id;
-    s.project_name = project.name;
-    s.project_account_id = project.account_id;
-    s.account_id = req.caller().accountId;
-    s.created_at = now();
-    auto next = parsed.spec->nextAfter(s.created_at);
-    if (!next) throw Error::badRequest("the spec never runs");  // refused by parse() already
-    s.next_run_at = *next;
-
-    nlohmann::json created;
-    const int64_t limit = c_.settings.max_schedules_per_project;
-    for (int attempt = 0;; ++attempt) {
-      s.id = newScheduleId();
-      try {
-        auto inserted = store().insert(s, limit);
-        if (!inserted)
-          throw Error::forbidden("this project has " + std::to_string(limit) +
-                                 " schedules, the limit (scheduler.max_schedules_per_project); "
-                                 "delete one first");
-        created = std::move(*inserted);
-        break;
-      } catch (const berth::DbError& e) {
-        // 192 random bits do not collide; a second draw costs nothing if they ever do.
-        if (!e.isUniqueViolation() || attempt > 0) throw;
-      }
-    }
+    ScheduleFields fields =
+        checkScheduleFields(body.at("name").get<std::string>(), body.at("spec").get<std::string>(),
+                            body.at("path").get<std::string>());
+    Schedule s = createSchedule(c_, project, req.caller().accountId, fields);
     c_.logger()
         .withProject(project.name)
         .info(req, "schedule " + s.id + " created: " + s.spec + " GET " + s.path);
-    if (c_.wake_runner) c_.wake_runner();
+    nlohmann::json created = contract::toJson(s);
+    created.erase("next_run_at");  // docs/openapi.yaml: the new Schedule, without next_run_at
     resp.json(201, created);
   }
 

@@ -15,6 +15,7 @@
 #include "runner.hpp"
 #include "schedule_routes.hpp"
 #include "schedule_store.hpp"
+#include "schedules_service.hpp"
 
 #include "berth_migrations_scheduler.inc"
 
@@ -39,6 +40,7 @@ class SchedulerPlugin final : public berth::Plugin {
     r.migrations(kBerthMigrations, kBerthMigrationCount);
 
     registerScheduleRoutes(r, context_);
+    registerSchedulesService(r, context_);
 
     r.hook("project.deleted", [this](const nlohmann::json& payload) {
       if (!payload.is_object() || !payload.contains("id") || !payload["id"].is_string()) return;
