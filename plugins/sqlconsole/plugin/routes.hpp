@@ -12,6 +12,8 @@ namespace berth::sqlconsole {
 void registerStructureRoutes(berth::Registrar& r, Context& context);
 // POST /projects/{name}/sql, /query, /batch (sql_routes.cpp)
 void registerSqlRoutes(berth::Registrar& r, Context& context);
+// sqlconsole.sql.v1, /sql for installers and plugins (sql_service.cpp)
+void registerSqlService(berth::Registrar& r, Context& context);
 // POST /projects/{name}/import (import_route.cpp)
 void registerImportRoute(berth::Registrar& r, Context& context);
 // GET /projects/{name}/export (export_route.cpp)

@@ -10,6 +10,7 @@
 #include "project_access.hpp"
 #include "query_run.hpp"
 #include "routes.hpp"
+#include "schema_changes.hpp"
 #include "sql_script.hpp"
 #include "structure_queries.hpp"
 
@@ -59,29 +60,8 @@ std::vector<Statement> parse(const std::string& sql, const std::string& prefix =
 
 void schemaChanges(Context& context, const berth::Request& request, berth::Responder& responder) {
   const Project project = reachableProject(context, request);
-  const std::string sql = request.json().at("sql").get<std::string>();
-  const std::vector<Statement> statements = parse(sql);
-  if (statements.empty()) throw berth::Error::badRequest(std::string(kNothingToRun));
-  // Every statement is judged before any runs (docs/openapi.yaml, POST /projects/{name}/sql,
-  // rule 1).
-  for (const Statement& statement : statements)
-    if (!isSchemaChange(statement.kind.node)) throw berth::Error::badRequest(kOnlySchemaChanges);
-
-  auto lease = context.connections->lease(project.id);
-  lease.dirty();
-  ForgetCatalogsAfter schema_may_change(context.catalogs, project.id);
-  try {
-    // As written, in one go (rule 2): several statements sent together run as one implicit
-    // transaction, so a refusal keeps none of them.
-    Deadline deadline = Deadline::after(
-        std::chrono::milliseconds(context.settings.statement_timeout_ms) + kWatchdogGrace);
-    if (PQsendQuery(lease->raw(), sql.c_str()) == 0)
-      throw PgError(PQerrorMessage(lease->raw()), "08006");
-    finishCommand(lease->raw(), deadline);
-    responder.json(200, {{"ok", true}, {"tables", publicTableNames(*lease)}});
-  } catch (const PgError& e) {
-    throw databaseError(e, lease);
-  }
+  responder.json(200, berth::sqlconsole_sql::toJson(runSchemaChanges(
+                          context, project, request.json().at("sql").get<std::string>())));
 }
 
 // ---- /query --------------------------------------------------------------------------------
@@ -206,6 +186,33 @@ void batch(Context& context, const berth::Request& request, berth::Responder& re
 }
 
 }  // namespace
+
+berth::sqlconsole_sql::SchemaChanged runSchemaChanges(Context& context, const Project& project,
+                                                      const std::string& sql) {
+  const std::vector<Statement> statements = parse(sql);
+  if (statements.empty()) throw berth::Error::badRequest(std::string(kNothingToRun));
+  // Every statement is judged before any runs (docs/openapi.yaml, POST /projects/{name}/sql,
+  // rule 1).
+  for (const Statement& statement : statements)
+    if (!isSchemaChange(statement.kind.node)) throw berth::Error::badRequest(kOnlySchemaChanges);
+
+  // The project's own role, over the pooled connections: never a connection with more power.
+  auto lease = context.connections->lease(project.id);
+  lease.dirty();
+  ForgetCatalogsAfter schema_may_change(context.catalogs, project.id);
+  try {
+    // As written, in one go (rule 2): several statements sent together run as one implicit
+    // transaction, so a refusal keeps none of them.
+    Deadline deadline = Deadline::after(
+        std::chrono::milliseconds(context.settings.statement_timeout_ms) + kWatchdogGrace);
+    if (PQsendQuery(lease->raw(), sql.c_str()) == 0)
+      throw PgError(PQerrorMessage(lease->raw()), "08006");
+    finishCommand(lease->raw(), deadline);
+    return {publicTableNames(*lease)};
+  } catch (const PgError& e) {
+    throw databaseError(e, lease);
+  }
+}
 
 void registerSqlRoutes(berth::Registrar& r, Context& context) {
   asyncRoute(r, context, "/projects/:name/sql", {{"sql", berth::FieldType::String, true}},

@@ -47,6 +47,7 @@ class SqlconsolePlugin final : public berth::Plugin {
 
     registerStructureRoutes(r, context_);
     registerSqlRoutes(r, context_);
+    registerSqlService(r, context_);
     registerImportRoute(r, context_);
     registerExportRoute(r, context_);
     registerRowRoutes(r, context_);
