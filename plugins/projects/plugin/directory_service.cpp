@@ -4,6 +4,8 @@
 #include <berth/services/projects_directory.hpp>
 
 #include "project_record.hpp"
+#include "project_settings.hpp"
+#include "project_view.hpp"
 #include "secret_store.hpp"
 
 namespace berth::projects {
@@ -39,6 +41,24 @@ ProjectRecord byKey(const Context& c, const directory::ProjectKey& key) {
 bool reaches(const Context& c, const std::string& account_id, const ProjectRecord& p,
              directory::Reach reach) {
   return directory::reaches(*c.services, account_id, p.account_id, reach);
+}
+
+// view and set_cmd: the Project of GET /projects/{name}, written by the route's own code. With
+// an account, as the route answers it: a project the account does not reach is 404, and the
+// owner shown is its membership of the project's account; without, any ready project, its
+// owner the account as the core keeps it.
+nlohmann::json viewJson(const Context& c, const ProjectRecord& p, const std::string& account_id) {
+  std::optional<berth::Account> owner;
+  if (!account_id.empty()) {
+    std::vector<berth::Account> memberships = c.services->memberships(account_id);
+    if (!directory::reaches(memberships, p.account_id, directory::Reach::See))
+      throw directory::notFound(p.id);
+    for (berth::Account& a : memberships)
+      if (a.id == p.account_id) owner = std::move(a);
+  } else {
+    owner = c.services->account(p.account_id);
+  }
+  return nlohmann::json::parse(projectViewJson(c, p, owner ? &*owner : nullptr));
 }
 
 }  // namespace
@@ -99,6 +119,19 @@ void registerDirectoryService(berth::Registrar& r, const Context& context) {
           p.id);
       if (d.rows() > 0) url = directory::addressOn(url, d.get<std::string>(0, 0));
       return directory::publicUrlJson(url);
+    }
+    if (method == directory::kView) {
+      directory::ViewRequest asked = directory::parseViewRequest(request);
+      auto p = byKey(*c, directory::ProjectKey::byId(asked.project_id));
+      return viewJson(*c, p, asked.account_id);
+    }
+    // PATCH /projects/{name} with only cmd: the same code, rules and effects.
+    if (method == directory::kSetCmd) {
+      directory::SetCmdRequest asked = directory::parseSetCmdRequest(request);
+      auto p = byKey(*c, directory::ProjectKey::byId(asked.project_id));
+      SettingsChange change;
+      change.cmd = asked.cmd.value_or("");
+      return viewJson(*c, changeSettings(*c, std::move(p), change), "");
     }
     if (method == directory::kSecrets) {
       directory::SecretsRequest asked = directory::parseSecretsRequest(request);

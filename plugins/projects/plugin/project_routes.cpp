@@ -3,10 +3,10 @@
 #include <set>
 
 #include "access.hpp"
-#include "commands.hpp"
 #include "creation_throttle.hpp"
 #include "domain_routes.hpp"
 #include "names.hpp"
+#include "project_settings.hpp"
 #include "project_view.hpp"
 #include "random_text.hpp"
 #include "regions.hpp"
@@ -159,7 +159,7 @@ class ProjectHandlers {
     c_.logger().withProject(name).info(req, "project created in account " + account.slug);
     auto project = findReadyProjectById(c_.db(), id);
     if (!project) throw Error::internal("the project vanished while it was made");
-    fireQuietly("project.created", *project);
+    fireQuietly(c_, "project.created", *project);
     resp.bytes(201, "application/json", projectViewJson(c_, *project, &account));
   }
 
@@ -167,35 +167,15 @@ class ProjectHandlers {
     Access access(c_, req);
     auto project = access.project(req.param("name"));
     const nlohmann::json& body = req.json();
-    // Everything is checked before anything changes.
-    if (body.contains("region") && !body["region"].is_null()) {
-      std::string region = body["region"];
-      if (!isRegion(region)) throw Error::badRequest("unknown region " + region);
-      project.region = region;
-    }
-    if (body.contains("cmd") && !body["cmd"].is_null()) {
-      std::string cmd = body["cmd"];
-      if (auto problem = commandProblem(cmd)) throw Error::badRequest(*problem);
-      project.cmd = cmd;
-    }
-    if (body.contains("cache_ttl") && !body["cache_ttl"].is_null()) {
-      int64_t ttl = body["cache_ttl"];
-      if (ttl < 0 || ttl > 31536000)
-        throw Error::badRequest("cache_ttl must be between 0 and 31536000");
-      project.cache_ttl = ttl;
-    }
-    if (body.contains("ignore_dockerfile") && !body["ignore_dockerfile"].is_null())
-      project.ignore_dockerfile = body["ignore_dockerfile"];
-    if (body.contains("cache_enabled") && !body["cache_enabled"].is_null())
-      project.cache_enabled = body["cache_enabled"];
-    ListChange listed(c_.lists, project.account_id);
-    c_.db().exec(
-        "UPDATE projects.projects SET region = $2, cmd = $3, ignore_dockerfile = $4, "
-        "cache_enabled = $5, cache_ttl = $6 WHERE id = $1 AND status = 'ready'",
-        project.id, project.region, project.cmd, project.ignore_dockerfile, project.cache_enabled,
-        project.cache_ttl);
-    // The runtime moves its edge cache rules at once (cache_enabled, cache_ttl).
-    fireQuietly("project.updated", project);
+    SettingsChange change;
+    auto given = [&](const char* field) { return body.contains(field) && !body[field].is_null(); };
+    if (given("region")) change.region = body["region"].get<std::string>();
+    if (given("cmd")) change.cmd = body["cmd"].get<std::string>();
+    if (given("cache_ttl")) change.cache_ttl = body["cache_ttl"].get<int64_t>();
+    if (given("ignore_dockerfile"))
+      change.ignore_dockerfile = body["ignore_dockerfile"].get<bool>();
+    if (given("cache_enabled")) change.cache_enabled = body["cache_enabled"].get<bool>();
+    project = changeSettings(c_, std::move(project), change);
     resp.bytes(
         200, "application/json",
         projectViewJson(c_, project, access.account(project.account_id), {.zero_files = true}));
@@ -208,7 +188,7 @@ class ProjectHandlers {
       throw Error::forbidden("only the owner or an admin of this project's account can delete it");
     // Other plugins remove what they keep for the project first; a refusal (object storage
     // did not confirm) leaves the project as it was, so the request can be repeated.
-    c_.services->fire("project.deleting", eventPayload(project));
+    c_.services->fire("project.deleting", projectEventPayload(project));
     ListChange listed(c_.lists, project.account_id);
     c_.db().exec(
         "UPDATE projects.projects SET status = 'deleting', "
@@ -228,24 +208,11 @@ class ProjectHandlers {
     c_.db().exec("DELETE FROM projects.projects WHERE id = $1", project.id);
     if (had_domains) publishCustomHosts(c_);
     c_.logger().withProject(project.name).info(req, "project deleted");
-    fireQuietly("project.deleted", project);
+    fireQuietly(c_, "project.deleted", project);
     resp.noContent();
   }
 
  private:
-  static nlohmann::json eventPayload(const ProjectRecord& p) {
-    return {{"id", p.id}, {"name", p.name}, {"label", p.label}, {"account_id", p.account_id}};
-  }
-
-  // Events after the fact: a plugin's refusal cannot undo them, so it is only logged.
-  void fireQuietly(const char* event, const ProjectRecord& project) const {
-    try {
-      c_.services->fire(event, eventPayload(project));
-    } catch (const std::exception& e) {
-      c_.logger().withProject(project.name).warn(std::string(event) + ": " + e.what());
-    }
-  }
-
   const Context& c_;
 };
 

@@ -21,6 +21,18 @@
  *  - `public_url` {id} or {name} -> {url}: the address people reach the project at: its first
  *    verified custom domain (in the order they were verified), with the scheme and port of its
  *    own `url`, else its own `url`. What an app gets as BERTH_URL.
+ *  - `view` {project_id, account_id?} -> ProjectView: the Project exactly as
+ *    GET /projects/{name} answers it, written by the route's own code (state and live from the
+ *    runtime plugin, files from storage, owner, team, runtime, ...). With account_id, as that
+ *    account sees it: a project the account cannot reach is a 404 like a missing one. Without,
+ *    any ready project (the caller acts for it: an installer, whose project the core set).
+ *  - `set_cmd` {project_id, cmd} -> ProjectView (as `view`, after the change): the start command
+ *    set by the code of PATCH /projects/{name}, with its rules and texts (400 "the start command
+ *    must be one line", "... cannot contain <c>", "... cannot begin with an assignment like
+ *    NAME=value; set a secret instead") and its effects: the project.updated hook, which the
+ *    runtime follows; as with PATCH nothing is restarted, the command is used from the app's
+ *    next start. `cmd` must be given: a string, or null to clear it (as "" does). Installers
+ *    call it through their context (the core sets project_id); there is no membership check.
  *
  *  Invariants:
  *  - Only ready projects are answered; anything else is 404, with the texts of notFound()
@@ -30,7 +42,9 @@
  *  - A Project has every field of the struct, always (answers without one are refused with
  *    Error 500 by the parser); id, name and account_id never change while the project lives.
  *  - In a request, a field left out reads as empty (which names no project: 404); a field of
- *    the wrong type is refused with 400 "<field> must be a string".
+ *    the wrong type is refused with 400 "<field> must be a string". `view` and `set_cmd` take
+ *    the project as project_id (the field the core sets in an installer's requests), which
+ *    they require: 400 "project_id is required and must be a string".
  *  - The wire format is version 1's: new fields may be added to answers, never removed.
  */
 #ifndef BERTH_SERVICES_PROJECTS_DIRECTORY_HPP
@@ -39,6 +53,7 @@
 #include <berth/accounts.hpp>
 #include <berth/error.hpp>
 #include <berth/services.hpp>
+#include <berth/services/runtime_status.hpp>
 #include <berth/services/service_json.hpp>
 
 #include <nlohmann/json.hpp>
@@ -64,6 +79,8 @@ inline constexpr std::string_view kSecrets = "secrets";
 inline constexpr std::string_view kCanManage = "can_manage";
 inline constexpr std::string_view kAccountProjects = "account_projects";
 inline constexpr std::string_view kPublicUrl = "public_url";
+inline constexpr std::string_view kView = "view";
+inline constexpr std::string_view kSetCmd = "set_cmd";
 
 /** The scopes `secrets` is asked for. */
 inline constexpr std::string_view kRuntimeScope = "runtime";  ///< what the running app gets
@@ -175,6 +192,71 @@ inline std::vector<std::string> parseIds(const nlohmann::json& answer) {
   return service_json::Answer(answer, kService, kAccountProjects).texts("ids");
 }
 
+/** Who a project belongs to, as the Project of GET /projects/{name} shows it. */
+struct Owner {
+  std::string id;
+  std::string slug;
+  std::optional<std::string> email;  ///< null for a team
+
+  bool operator==(const Owner&) const = default;
+};
+
+/** A project as GET /projects/{name} answers it (docs/openapi.yaml, the Project schema): what
+ *  `view` and `set_cmd` answer. The projects plugin writes it with the route's own code, so
+ *  only its reading is here. */
+struct ProjectView {
+  std::string name;
+  std::string label;
+  std::string host;
+  std::string url;
+  std::string state;  ///< "running" or "stopped" (from the runtime plugin)
+  std::optional<runtime_status::LiveRelease> live;  ///< null before the first release
+  std::string region;
+  std::string cmd;
+  std::optional<std::string> runtime;  ///< from the first word of cmd; null when unknown
+  bool ignore_dockerfile = false;
+  bool cache_enabled = true;
+  uint32_t cache_ttl = 60;
+  int64_t db_bytes = 0;
+  int64_t files_count = 0;
+  int64_t files_bytes = 0;
+  std::optional<Owner> owner;
+  std::optional<std::string> team;  ///< the team's slug, for a team's project
+  int64_t created_at = 0;
+
+  bool operator==(const ProjectView&) const = default;
+};
+
+/** @param method the method that answered (for the message of a refusal). */
+inline ProjectView parseProjectView(const nlohmann::json& answer, std::string_view method = kView) {
+  service_json::Answer a(answer, kService, method);
+  ProjectView v;
+  v.name = a.text("name");
+  v.label = a.text("label");
+  v.host = a.text("host");
+  v.url = a.text("url");
+  v.state = a.text("state");
+  if (std::optional<service_json::Answer> live = a.objectOrNull("live"))
+    v.live = runtime_status::LiveRelease{live->text("id"), live->integer("created_at"),
+                                         live->count("files"), live->count("bytes")};
+  v.region = a.text("region");
+  v.cmd = a.text("cmd");
+  v.runtime = a.textOrNull("runtime");
+  v.ignore_dockerfile = a.flag("ignore_dockerfile");
+  v.cache_enabled = a.flag("cache_enabled");
+  const int64_t ttl = a.integer("cache_ttl");
+  if (ttl < 0 || ttl > kMaxCacheTtl) throw a.refusal("cache_ttl", "0 to 31536000 seconds");
+  v.cache_ttl = static_cast<uint32_t>(ttl);
+  v.db_bytes = a.integer("db_bytes");
+  v.files_count = a.integer("files_count");
+  v.files_bytes = a.integer("files_bytes");
+  if (std::optional<service_json::Answer> owner = a.objectOrNull("owner"))
+    v.owner = Owner{owner->text("id"), owner->text("slug"), owner->textOrNull("email")};
+  v.team = a.textOrNull("team");
+  v.created_at = a.integer("created_at");
+  return v;
+}
+
 // ---- requests -----------------------------------------------------------------------------
 
 /** One project, by id or by name (get, database, secrets, can_manage). With both, the id
@@ -259,6 +341,41 @@ inline nlohmann::json accountJson(std::string_view account_id) {
 /** The account_id of account_projects' request. */
 inline std::string parseAccountRequest(const nlohmann::json& request) {
   return service_json::optionalText(request, "account_id").value_or("");
+}
+
+struct ViewRequest {
+  std::string project_id;
+  std::string account_id;  ///< empty: no account's reach is checked
+};
+inline nlohmann::json toJson(const ViewRequest& r) {
+  nlohmann::json request = {{"project_id", r.project_id}};
+  if (!r.account_id.empty()) request["account_id"] = r.account_id;
+  return request;
+}
+/** @throw Error 400 "project_id is required and must be a string", "account_id must be a
+ *  string". */
+inline ViewRequest parseViewRequest(const nlohmann::json& request) {
+  return {service_json::requiredText(request, "project_id"),
+          service_json::optionalText(request, "account_id").value_or("")};
+}
+
+struct SetCmdRequest {
+  std::string project_id;
+  std::optional<std::string> cmd;  ///< std::nullopt clears it
+};
+inline nlohmann::json toJson(const SetCmdRequest& r) {
+  return {{"project_id", r.project_id},
+          {"cmd", r.cmd ? nlohmann::json(*r.cmd) : nlohmann::json(nullptr)}};
+}
+/** @throw Error 400 "project_id is required and must be a string", "cmd is required: a string,
+ *  or null to clear it". */
+inline SetCmdRequest parseSetCmdRequest(const nlohmann::json& request) {
+  SetCmdRequest r{service_json::requiredText(request, "project_id"), std::nullopt};
+  auto cmd = request.find("cmd");
+  if (cmd == request.end() || !(cmd->is_string() || cmd->is_null()))
+    throw Error::badRequest("cmd is required: a string, or null to clear it");
+  if (cmd->is_string()) r.cmd = cmd->get<std::string>();
+  return r;
 }
 
 // ---- the rule and the refusals --------------------------------------------------------------
@@ -394,6 +511,26 @@ class ProjectsDirectory {
     return parseAllowed(
         ask(kCanManage, toJson(CanManageRequest{std::string(account_id),
                                                 ProjectKey::byId(std::string(project_id))})));
+  }
+
+  /** The project as GET /projects/{name} answers it; with an account_id, as that account sees
+   *  it. @throw Error 404 "no project called <id>" (also for a project the account cannot
+   *  reach). */
+  projects_directory::ProjectView view(std::string_view project_id,
+                                       std::string_view account_id = {}) const {
+    using namespace projects_directory;
+    return parseProjectView(
+        ask(kView, toJson(ViewRequest{std::string(project_id), std::string(account_id)})), kView);
+  }
+
+  /** Sets (std::nullopt: clears) the start command, as PATCH /projects/{name} does; answers the
+   *  project as view() does. @throw Error 400 with PATCH's text for a refused command, 404
+   *  "no project called <id>". */
+  projects_directory::ProjectView setCmd(std::string_view project_id,
+                                         std::optional<std::string> cmd) const {
+    using namespace projects_directory;
+    return parseProjectView(
+        ask(kSetCmd, toJson(SetCmdRequest{std::string(project_id), std::move(cmd)})), kSetCmd);
   }
 
   /** The ids of every project of the account, in any state. */
