@@ -448,6 +448,17 @@ TEST_F(ApiGateway, AStartThatFailsAnswers503WithTheReasonAndTheLastLines) {
   EXPECT_NE(text.find("boom: FAILING_CONFIG is not set"), std::string::npos) << text;
 }
 
+TEST_F(ApiGateway, AnAppSlowerToStartThanTheIdleTimeIsNotStoppedWhileItStarts) {
+  // idle_stop_seconds is 4 here: the held first request must get the app's answer, not a stop.
+  std::string name = project("slowstart");
+  deploy(name, nodeRelease("setTimeout(() => require('http')"
+                           ".createServer((q, s) => s.end('late but here\\n'))"
+                           ".listen(process.env.PORT, '127.0.0.1'), 7000);"));
+  auto r = onHost(name, "/");
+  EXPECT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.body, "late but here\n");
+}
+
 TEST_F(ApiGateway, ANewLiveReleaseReplacesTheRunningApp) {
   std::string name = project("swap");
   std::string first = deploy(name, nodeRelease(kCountingApp));

@@ -373,8 +373,14 @@ void Gateway::idleRound() {
   for (const auto& project_id : round.stop) {
     // A request since the round began made its rule live again: it is not idle.
     if (edge_apps_.published().contains(project_id)) continue;
-    edge_apps_.remove(project_id);
     std::shared_ptr<AppProcess> app = context_.apps->find(project_id);
+    // An app still starting holds the request that started it (n8n's first start migrates its
+    // database for longer than a short idle time): it is not idle, and its time runs from now.
+    if (app && app->state() == AppState::Starting) {
+      idle_.touch(project_id);
+      continue;
+    }
+    edge_apps_.remove(project_id);
     if (app && app->state() != AppState::Stopped) app->stop();
   }
 }
