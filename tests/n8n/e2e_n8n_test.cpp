@@ -104,8 +104,8 @@ TEST_F(E2eN8n, InstallUseIdleWakeAndASecondProject) {
   // it can serve.
   const auto wake = Clock::now();
   auto editor = onN8n(*server, first, "GET", "/");
-  EXPECT_EQ(editor.status, 200) << editor.body.substr(0, 300);
-  EXPECT_NE(editor.body.find(kEditorTitle), std::string::npos) << editor.body.substr(0, 300);
+  EXPECT_EQ(editor.status, 200) << editor.body.substr(0, 4000);
+  EXPECT_NE(editor.body.find(kEditorTitle), std::string::npos) << editor.body.substr(0, 4000);
   std::printf("[n8n] first start, editor page: %.1f s\n", secondsSince(wake));
 
   const std::string cookie = createOwner(*server, first);
@@ -122,7 +122,8 @@ TEST_F(E2eN8n, InstallUseIdleWakeAndASecondProject) {
   auto after_idle = callWebhook(*server, first);
   EXPECT_EQ(after_idle.status, 200) << after_idle.body;
   EXPECT_EQ(after_idle.body, kWebhookAnswer);
-  std::printf("[n8n] webhook after an idle stop, first byte: %.1f s\n", secondsSince(held));
+  std::printf("[n8n] webhook after an idle stop, first byte: %.3f s (%ld %s)\n", secondsSince(held),
+              after_idle.status, after_idle.body.substr(0, 200).c_str());
 
   // The second project waited for the same tree and is installed from it.
   nlohmann::json other = finished(second, std::chrono::minutes(10));
@@ -130,7 +131,7 @@ TEST_F(E2eN8n, InstallUseIdleWakeAndASecondProject) {
   EXPECT_EQ(other["answer"]["n8n"]["tree"], answer["n8n"]["tree"]);
   auto second_editor = onN8n(*server, second, "GET", "/");
   EXPECT_NE(second_editor.body.find(kEditorTitle), std::string::npos)
-      << second_editor.body.substr(0, 300);
+      << second_editor.body.substr(0, 4000);
 
   // A re-install keeps the key (n8n refuses to start with another) and n8n's data.
   const int64_t key_updated = listed[0]["updated_at"];

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <berth/services/runtime_releases.hpp>
+#include <berth/services/runtime_shared_trees.hpp>
 #include <berth/testing/fake_host.hpp>
 
 #include <fstream>
@@ -47,12 +48,14 @@ class N8nInstallerTest : public ::testing::Test {
           {"name", r["name"]}, {"scope", "runtime"}, {"updated_at", 1}, {"stored", stored}};
     });
     fake("runtime.shared_trees.v1", [this](const nlohmann::json&) {
-      nlohmann::json tree = {
-          {"name", "t"},     {"path", "/data/shared/t"}, {"log", "npm http fetch x"},
-          {"started_at", 1}, {"finished_at", nullptr},   {"error", nullptr}};
-      tree["state"] = building_answers-- > 0 ? "building" : tree_end;
-      if (tree_end == "failed") tree["error"] = "the build step sh exited with code 1";
-      return tree;
+      berth::runtime_shared_trees::Tree tree;
+      tree.name = "t";
+      tree.path = "/data/shared/t";
+      tree.log = "npm http fetch x";
+      tree.started_at = 1;
+      tree.state = building_answers-- > 0 ? "building" : tree_end;
+      if (tree_end == "failed") tree.error = "the build step sh exited with code 1";
+      return berth::runtime_shared_trees::toJson(tree);
     });
     fake("runtime.apps.v1", [](const nlohmann::json& r) { return r; });
     fake("runtime.releases.v1", [this](const nlohmann::json& r) {

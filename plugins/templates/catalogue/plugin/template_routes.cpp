@@ -76,12 +76,30 @@ nlohmann::json installBody(const berth::Request& req) {
   return body;
 }
 
+// The project as GET /projects/{name} shows it to the caller now (its new live release, its
+// state), with its id; the directory's own description when the view cannot be had.
+nlohmann::json projectShown(const berth::Services& services,
+                            const projects_directory::Project& project, const std::string& caller) {
+  try {
+    nlohmann::json shown = services.call(
+        projects_directory::kService, projects_directory::kView,
+        projects_directory::toJson(projects_directory::ViewRequest{project.id, caller}));
+    projects_directory::parseProjectView(shown);  // the Project's shape, or Error
+    shown["id"] = project.id;
+    return shown;
+  } catch (const Error&) {
+    return projects_directory::toJson(project);
+  }
+}
+
 // What the install route answers when the installer is done: the AppTemplateInstalled shape
 // of docs/openapi.yaml, and whatever else the installer said beside it.
-nlohmann::json installedAnswer(const projects_directory::Project& project, const std::string& slug,
+nlohmann::json installedAnswer(const berth::Services& services,
+                               const projects_directory::Project& project,
+                               const std::string& caller, const std::string& slug,
                                const nlohmann::json& answer) {
   nlohmann::json out = answer.is_object() ? answer : nlohmann::json::object();
-  out["project"] = projects_directory::toJson(project);
+  out["project"] = projectShown(services, project, caller);
   out["template"] = slug;
   if (!out.contains("schedules")) out["schedules"] = nlohmann::json::array();
   if (!out.contains("secrets")) out["secrets"] = nlohmann::json::array();
@@ -173,11 +191,11 @@ void registerTemplateRoutes(berth::Registrar& r, Context& c) {
                                     {"request_id", request_id}};
     const int64_t run_id = run->id;
     projectLog(services, project.id, "installing the app template " + slug);
-    c.workers.run(run_id, [&services, pending, context, body, slug, project, run_id] {
+    c.workers.run(run_id, [&services, pending, context, body, slug, project, run_id, caller] {
       InstallRuns runs(services.db());
       try {
-        nlohmann::json answer =
-            installedAnswer(project, slug, services.runInstall(slug, context, body));
+        nlohmann::json answer = installedAnswer(services, project, caller, slug,
+                                                services.runInstall(slug, context, body));
         runs.finish(run_id, answer);
         projectLog(services, project.id, "the app template " + slug + " is installed");
         pending->answerOnce([&](berth::Responder& r) { r.json(200, answer); });

@@ -3,6 +3,7 @@
 #include <berth/services/projects_secrets.hpp>
 #include <berth/services/runtime_apps.hpp>
 #include <berth/services/runtime_releases.hpp>
+#include <berth/services/runtime_shared_trees.hpp>
 #include <berth/services/templates_installs.hpp>
 
 #include <openssl/rand.h>
@@ -63,17 +64,21 @@ void progress(const berth::InstallContext& context, const std::string& message) 
 }
 
 // The shared tree for these pins, built once per server: waits while it builds.
-nlohmann::json readyTree(const berth::InstallContext& context, const std::filesystem::path& payload,
-                         const PayloadPins& pins, const N8nInstaller::Timing& timing) {
-  const std::string name = pins.treeName();
-  nlohmann::json tree = context.call(kTrees, "ensure",
-                                     {{"name", name},
-                                      {"source", payload.string()},
-                                      {"command", {"sh", "build.sh"}},
-                                      {"timeout_seconds", 3600}});
+berth::runtime_shared_trees::Tree readyTree(const berth::InstallContext& context,
+                                            const std::filesystem::path& payload,
+                                            const PayloadPins& pins,
+                                            const N8nInstaller::Timing& timing) {
+  namespace trees = berth::runtime_shared_trees;
+  trees::EnsureRequest ensure;
+  ensure.name = pins.treeName();
+  ensure.source = payload.string();
+  ensure.command = {"sh", "build.sh"};
+  ensure.timeout_seconds = 3600;
+  trees::Tree tree =
+      trees::parseTree(context.call(kTrees, trees::kEnsure, trees::toJson(ensure)), trees::kEnsure);
   const auto began = Clock::now();
   auto told = began - timing.progress_every;
-  while (tree.value("state", "") == "building") {
+  while (tree.state == trees::kBuilding) {
     const auto waited = Clock::now() - began;
     if (waited > timing.tree_deadline)
       throw Error(504, "n8n " + pins.n8n_version + " is still being built for this server after " +
@@ -86,15 +91,15 @@ nlohmann::json readyTree(const berth::InstallContext& context, const std::filesy
                          " for this server, once for every n8n project (npm ci of about 2,200 "
                          "packages, 3 GB; 5 to 10 minutes): " +
                          std::to_string(seconds) + " s so far";
-      if (std::string last = lastLine(tree.value("log", "")); !last.empty()) line += "; " + last;
+      if (std::string last = lastLine(tree.log); !last.empty()) line += "; " + last;
       progress(context, line);
     }
     std::this_thread::sleep_for(timing.poll);
-    tree = context.call(kTrees, "get", {{"name", name}});
+    tree = trees::parseTree(context.call(kTrees, trees::kGet, {{"name", ensure.name}}));
   }
-  if (tree.value("state", "") != "ready")
+  if (tree.state != trees::kReady)
     throw Error(502, "n8n " + pins.n8n_version + " could not be built for this server: " +
-                         tree.value("error", std::string("the build failed")) +
+                         tree.error.value_or("the build failed") +
                          "; run the install again to retry");
   return tree;
 }
@@ -115,8 +120,7 @@ nlohmann::json N8nInstaller::install(berth::InstallContext& context, const nlohm
   const PayloadPins pins = readPayloadPins(payload);
   progress(context, "installing n8n " + pins.n8n_version + " on Node " + pins.node_version);
 
-  const nlohmann::json tree = readyTree(context, payload, pins, timing_);
-  const std::string home = tree.at("path").get<std::string>();
+  const std::string home = readyTree(context, payload, pins, timing_).path;
 
   // Generated once: a second install, or a new release, keeps it (n8n's saved credentials are
   // sealed with it, and n8n refuses to start with another).
