@@ -1,0 +1,58 @@
+#include "terminal.hpp"
+
+#include <termios.h>
+#include <unistd.h>
+
+#include <iostream>
+#include <sstream>
+
+#include "errors.hpp"
+
+namespace berth::client {
+
+bool stdinIsTerminal() {
+  return ::isatty(STDIN_FILENO);
+}
+
+std::string trim(const std::string& s) {
+  auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "";
+  auto e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+std::string ask(const std::string& question, bool hidden) {
+  std::cout.flush();
+  std::cerr << question << std::flush;
+  termios old{};
+  bool restore = false;
+  if (hidden && ::tcgetattr(STDIN_FILENO, &old) == 0) {
+    termios quiet = old;
+    quiet.c_lflag &= ~static_cast<tcflag_t>(ECHO);
+    restore = ::tcsetattr(STDIN_FILENO, TCSANOW, &quiet) == 0;
+  }
+  std::string line;
+  std::getline(std::cin, line);
+  if (restore) {
+    ::tcsetattr(STDIN_FILENO, TCSANOW, &old);
+    std::cerr << "\n";
+  }
+  return trim(line);
+}
+
+std::string readAllStdin() {
+  std::stringstream text;
+  text << std::cin.rdbuf();
+  return text.str();
+}
+
+void confirmOrThrow(bool yes, const std::string& what) {
+  if (yes) return;
+  if (!stdinIsTerminal())
+    throw usageError(what + ": pass --yes to confirm (berth asks only when stdin is a terminal)");
+  std::string answer = ask(what + "? [y/N] ");
+  if (answer != "y" && answer != "Y" && answer != "yes")
+    throw usageError("stopped; nothing was changed");
+}
+
+}  // namespace berth::client
