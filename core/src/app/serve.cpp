@@ -83,6 +83,7 @@ EdgeLayout edgeLayout(const Settings& settings, const Router& router, uint16_t b
       layout.spooled_routes.push_back({route->method, route->pattern, route->max_body_bytes});
   layout.project_route_prefixes = projectRoutePrefixes(router);
   layout.edge_proof = edgeProof();
+  layout.console_dir = defaultShareDir() + "/console";
   return layout;
 }
 

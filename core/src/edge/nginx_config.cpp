@@ -585,9 +585,56 @@ class ConfigWriter {
       jsonErrorLocation(too_large, 413, bodyTooLargeMessage(limit));
     }
 
+    if (!layout_.console_dir.empty()) consoleLocations();
     internalLocations();
     namedErrorLocations(layout_.json_body_limit);
     line(1, "}");
+  }
+
+  // The web console: static files, answered by nginx without asking berthd. It is a client of
+  // the API like any other, so berthd has nothing to decide here; the headers are what keep a
+  // page holding a session safe: no script but its own files (no inline script, no eval), no
+  // framing, no Referer, no type guessing.
+  void consoleLocations() {
+    const std::string& dir = layout_.console_dir;
+    bool plain = !dir.empty() && dir.front() == '/';
+    for (char c : dir) {
+      plain =
+          plain && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '/' || c == '.' || c == '_' || c == '-' || c == '+');
+    }
+    if (!plain)
+      throw std::invalid_argument("the console's folder must be a plain absolute path: '" + dir +
+                                  "'");
+    line(2, "location = /console {");
+    line(3, "absolute_redirect off;");
+    line(3, "return 301 /console/;");
+    line(2, "}");
+    line(2, "location ^~ /console/ {");
+    consoleFiles(3, dir + "/", "no-cache");
+    line(3, "index index.html;");
+    // The vendored libraries carry their version in their names: a new one is a new file.
+    line(3, "location ^~ /console/vendor/ {");
+    consoleFiles(4, dir + "/vendor/", "public, max-age=31536000, immutable");
+    line(3, "}");
+    line(2, "}");
+  }
+
+  void consoleFiles(int depth, const std::string& alias, const std::string& cache_control) {
+    line(depth, "alias " + alias + ";");
+    line(depth, "limit_except GET { deny all; }");
+    line(depth, "charset utf-8;");
+    line(depth, "etag on;");
+    // add_header is inherited only by levels that set none, so each location repeats them all.
+    line(depth, "add_header Cache-Control \"" + cache_control + "\" always;");
+    line(depth,
+         "add_header Content-Security-Policy \"default-src 'self'; script-src 'self'; "
+         "style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; "
+         "base-uri 'none'; form-action 'self'; frame-ancestors 'none'\" always;");
+    line(depth, "add_header X-Content-Type-Options nosniff always;");
+    line(depth, "add_header Referrer-Policy no-referrer always;");
+    line(depth, "add_header X-Frame-Options DENY always;");
+    line(depth, "add_header Cross-Origin-Opener-Policy same-origin always;");
   }
 
   const EdgeFilesRule* filesRuleFor(const std::string& prefix) const {

@@ -84,6 +84,9 @@ struct EdgeLayout {
   // Sent to berthd with every request (X-Berth-Edge-Proof): lower-case hex, new at every start
   // of berthd. The file holding it is written 0600.
   std::string edge_proof;
+  // The web console's files (share/berth/console), served on the API host at /console/; empty:
+  // no console locations.
+  std::string console_dir;
 };
 
 // The distinct ttls of the rules: each has its own /_berth_cache/<ttl>/ location.
@@ -115,6 +118,9 @@ std::vector<uint32_t> edgeCacheTtls(const EdgeLayout& layout);
 //  - app rules: every request for the host goes to 127.0.0.1:<port> (kept-alive upstream, the
 //    host's cache rule applies), except berthd's own project-host routes; a 502 from the app
 //    sends the request to berthd instead;
+//  - the API server serves console_dir's files at /console/ itself (GET/HEAD; /console redirects
+//    there) with a strict CSP, nosniff, no-referrer and no framing; the versioned vendor files
+//    are cached a year, everything else revalidated;
 //  - 413/502/504 are answered as JSON {"error": "..."};
 //  - the access log goes to access_log_file, buffered, as one JSON object per line.
 std::string renderNginxConfig(const EdgeLayout& layout);

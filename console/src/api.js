@@ -1,0 +1,113 @@
+// The console's client of the public JSON API (docs/openapi.yaml), and nothing else: whatever
+// the console does, a script can do with the same routes.
+//
+// It keeps no bearer token. The session cookie (__Host-berth_session, HttpOnly) signs every
+// request; the browser sends it and the page never sees it. A pasted token is sent once, to
+// POST /session, which answers with the cookie, and is dropped. Requests that change something
+// carry X-Berth-Console: 1 (the browser adds Sec-Fetch-Site: same-origin), which berthd asks of
+// a cookie request other than GET or HEAD.
+//
+// Pure apart from the fetch it is given: node --test drives it with a fake one.
+import { ApiError, errorFromAnswer } from './errors.js';
+
+export function createApi({ fetch: fetchImpl, base = '' } = {}) {
+  const doFetch = fetchImpl || globalThis.fetch.bind(globalThis);
+
+  async function request(method, path, { json, headers = {}, body } = {}) {
+    const sent = { 'X-Berth-Console': '1', ...headers };
+    let payload = body;
+    if (json !== undefined) {
+      sent['Content-Type'] = 'application/json';
+      payload = JSON.stringify(json);
+    }
+    let answer;
+    try {
+      answer = await doFetch(base + path, {
+        method,
+        headers: sent,
+        body: payload,
+        credentials: 'same-origin',
+        cache: 'no-store',
+      });
+    } catch (e) {
+      throw new ApiError({ status: 0, error: e && e.message ? e.message : 'network error', method, path });
+    }
+    const text = await answer.text();
+    if (!answer.ok) {
+      throw errorFromAnswer(answer.status, text, answer.headers.get('Retry-After'), method, path);
+    }
+    if (answer.status === 204 || text === '') return null;
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new ApiError({ status: answer.status, error: 'the answer was not JSON', method, path });
+    }
+  }
+
+  const q = encodeURIComponent;
+  const project = (name) => `/projects/${q(name)}`;
+
+  return {
+    request,
+
+    // Sign-in: either way ends with the session cookie set by the answer.
+    signInWithCode: (code) => request('POST', '/session', { json: { code } }),
+    signInWithToken: (token) =>
+      request('POST', '/session', { json: {}, headers: { Authorization: `Bearer ${token}` } }),
+    signOut: () => request('DELETE', '/session'),
+
+    me: () => request('GET', '/me'),
+    regions: () => request('GET', '/regions'),
+
+    projects: () => request('GET', '/projects').then((r) => r.projects),
+    project: (name) => request('GET', project(name)),
+    available: (name, team = '') =>
+      request('GET', `/projects/available?name=${q(name)}${team ? `&team=${q(team)}` : ''}`),
+    suggest: () => request('GET', '/projects/suggest').then((r) => r.name),
+    createProject: (name, team = '') =>
+      request('POST', '/projects', { json: team ? { name, team } : { name } }),
+    purgeCache: (name) => request('DELETE', `${project(name)}/cache`),
+
+    deploys: (name) => request('GET', `${project(name)}/deploys`).then((r) => r.deploys),
+    release: (name, id) => request('GET', `${project(name)}/deploys/${q(id)}`),
+    promote: (name, id) => request('POST', `${project(name)}/deploys/${q(id)}/promote`),
+
+    secrets: (name) => request('GET', `${project(name)}/secrets`).then((r) => r.secrets),
+    setSecret: (name, secret, value, scope = 'runtime') =>
+      request('POST', `${project(name)}/secrets`, { json: { name: secret, value, scope } }),
+    deleteSecret: (name, secret) => request('DELETE', `${project(name)}/secrets/${q(secret)}`),
+
+    tokens: () => request('GET', '/tokens').then((r) => r.tokens),
+    createToken: (tokenName, expiresInDays = null) =>
+      request('POST', '/tokens', {
+        json: expiresInDays ? { name: tokenName, expires_in_days: expiresInDays } : { name: tokenName },
+      }),
+    revokeToken: (id) => request('DELETE', `/tokens/${q(id)}`),
+  };
+}
+
+// Uploads a release archive with progress: fetch cannot report an upload's progress, so this
+// one request uses XMLHttpRequest. onProgress(sent, total) is called as bytes leave.
+export function uploadRelease(projectName, file, onProgress, XHR = globalThis.XMLHttpRequest) {
+  const path = `/projects/${encodeURIComponent(projectName)}/deploys`;
+  return new Promise((resolve, reject) => {
+    const xhr = new XHR();
+    xhr.open('POST', path);
+    xhr.setRequestHeader('X-Berth-Console', '1');
+    xhr.setRequestHeader('Content-Type', 'application/gzip');
+    xhr.upload.onprogress = (e) => onProgress && onProgress(e.loaded, e.lengthComputable ? e.total : file.size);
+    xhr.onerror = () => reject(new ApiError({ status: 0, error: 'the upload was cut off', method: 'POST', path }));
+    xhr.onload = () => {
+      if (xhr.status >= 200 && xhr.status < 300) {
+        try {
+          resolve(JSON.parse(xhr.responseText));
+        } catch {
+          reject(new ApiError({ status: xhr.status, error: 'the answer was not JSON', method: 'POST', path }));
+        }
+      } else {
+        reject(errorFromAnswer(xhr.status, xhr.responseText, xhr.getResponseHeader('Retry-After'), 'POST', path));
+      }
+    };
+    xhr.send(file);
+  });
+}
