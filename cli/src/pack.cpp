@@ -45,7 +45,10 @@ void walk(const fs::path& root, const std::string& rel, IgnoreRules& rules,
             [](const auto& a, const auto& b) { return a.path().filename() < b.path().filename(); });
   for (const auto& e : entries) {
     std::string name = e.path().filename().string();
-    if (name == ".git" || name == ".berth") continue;
+    // .berthignore speaks to berth, not to the app: shipping it would show a static site's
+    // visitors the names of what was left out.
+    if (name == ".git" || name == ".berth" || (name == ".berthignore" && !e.is_directory()))
+      continue;
     std::string path = rel.empty() ? name : rel + "/" + name;
     auto st = e.symlink_status(ec);
     bool is_dir = fs::is_directory(st);

@@ -1,5 +1,5 @@
 // A deploy's archive: the folder as a gzip-compressed tar, without what .gitignore and
-// .berthignore leave out, and never .git or .berth.
+// .berthignore leave out, and never .git, .berth or the .berthignore files themselves.
 #pragma once
 #include <cstdint>
 #include <string>
