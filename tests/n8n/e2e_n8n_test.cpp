@@ -91,6 +91,7 @@ TEST_F(E2eN8n, InstallUseIdleWakeAndASecondProject) {
   EXPECT_EQ(answer["secrets"], nlohmann::json({"N8N_ENCRYPTION_KEY"}));
   EXPECT_EQ(answer["key_generated"], true);
   EXPECT_EQ(answer["release"]["status"], "live");
+  EXPECT_EQ(answer["project"]["cache_enabled"], false) << answer.dump();
 
   // The key is listed by name only.
   auto secrets = api().get("/projects/" + first + "/secrets");
@@ -122,6 +123,7 @@ TEST_F(E2eN8n, InstallUseIdleWakeAndASecondProject) {
   auto after_idle = callWebhook(*server, first);
   EXPECT_EQ(after_idle.status, 200) << after_idle.body;
   EXPECT_EQ(after_idle.body, kWebhookAnswer);
+  EXPECT_EQ(state(), "running") << "the call reached n8n (the edge keeps no webhook answers)";
   std::printf("[n8n] webhook after an idle stop, first byte: %.3f s (%ld %s)\n", secondsSince(held),
               after_idle.status, after_idle.body.substr(0, 200).c_str());
 

@@ -58,6 +58,7 @@ class N8nInstallerTest : public ::testing::Test {
       return berth::runtime_shared_trees::toJson(tree);
     });
     fake("runtime.apps.v1", [](const nlohmann::json& r) { return r; });
+    fake("projects.directory.v1", [](const nlohmann::json& r) { return r; });
     fake("runtime.releases.v1", [this](const nlohmann::json& r) {
       berth::runtime_releases::Release release;
       release.id = "rel1";
@@ -150,6 +151,10 @@ TEST_F(N8nInstallerTest, AFreshInstallWaitsForTheTreeThenSetsEverythingUp) {
   EXPECT_EQ(options[0].request["start_timeout_seconds"], 180);
   EXPECT_EQ(options[0].request["read_only_paths"], nlohmann::json({"/data/shared/t"}));
   EXPECT_EQ(options[0].request["environment"]["BERTH_N8N_HOME"], "/data/shared/t");
+
+  auto cache = callsTo("projects.directory.v1", "set_cache");
+  ASSERT_EQ(cache.size(), 1u) << "webhooks are never answered from the edge's cache";
+  EXPECT_EQ(cache[0].request["cache_enabled"], false);
 
   auto create = callsTo("runtime.releases.v1", "create");
   ASSERT_EQ(create.size(), 1u);

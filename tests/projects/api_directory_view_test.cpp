@@ -1,6 +1,6 @@
 // ctest-label: api (starts a real berthd)
-// projects.directory.v1 `view` and `set_cmd` over the real plugin ABI, called through the
-// serviceprobe fixture plugin as an installer's context or another plugin calls them: view
+// projects.directory.v1 `view`, `set_cmd` and `set_cache` over the real plugin ABI, called through
+// the serviceprobe fixture plugin as an installer's context or another plugin calls them: view
 // answers exactly what GET /projects/{name} answers (for an account, only a project it reaches);
 // set_cmd changes the start command with PATCH's rules, texts and effects (project.updated, the
 // kept project list) and answers as view; every refusal.
@@ -139,6 +139,34 @@ TEST_F(DirectoryView, SetCmdChangesTheCommandAsPatchDoes) {
   EXPECT_EQ(get(a, name)["cmd"], "");
   mustCall("set_cmd", {{"project_id", id}, {"cmd", "python3 app.py"}});
   EXPECT_EQ(mustCall("set_cmd", {{"project_id", id}, {"cmd", ""}})["cmd"], "");
+}
+
+TEST_F(DirectoryView, SetCacheChangesTheEdgeCacheAsPatchDoes) {
+  Account a = makeAccount(*server, "dircache");
+  std::string name = mustCreate(api(a), "flows")["name"];
+  std::string id = projectId(*server, name);
+  json answer = mustCall("set_cache", {{"project_id", id}, {"cache_enabled", false}});
+  EXPECT_EQ(answer["cache_enabled"], false);
+  EXPECT_EQ(answer["cache_ttl"], 60) << "the ttl is kept when not given";
+  EXPECT_EQ(answer, get(a, name));
+  answer = mustCall("set_cache", {{"project_id", id}, {"cache_enabled", true}, {"cache_ttl", 5}});
+  EXPECT_EQ(answer["cache_enabled"], true);
+  EXPECT_EQ(answer["cache_ttl"], 5);
+
+  // PATCH's rule and words, and nothing changed.
+  auto route = api(a).patch("/projects/" + name, {{"cache_ttl", 31536001}});
+  auto service =
+      call("set_cache", {{"project_id", id}, {"cache_enabled", false}, {"cache_ttl", 31536001}});
+  ASSERT_EQ(route.status, 400) << route.body;
+  EXPECT_EQ(service.status, 400) << service.body;
+  EXPECT_EQ(errorText(service), errorText(route));
+  EXPECT_EQ(get(a, name)["cache_enabled"], true) << "nothing changed";
+  auto r = call("set_cache", {{"project_id", id}});
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(errorText(r), "cache_enabled is required and must be a boolean");
+  r = call("set_cache", {{"project_id", id}, {"cache_enabled", false}, {"cache_ttl", "5"}});
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(errorText(r), "cache_ttl must be a whole number");
 }
 
 TEST_F(DirectoryView, SetCmdRefusesWhatPatchRefusesWithItsTexts) {

@@ -133,6 +133,15 @@ void registerDirectoryService(berth::Registrar& r, const Context& context) {
       change.cmd = asked.cmd.value_or("");
       return viewJson(*c, changeSettings(*c, std::move(p), change), "");
     }
+    // PATCH /projects/{name} with only the cache settings.
+    if (method == directory::kSetCache) {
+      directory::SetCacheRequest asked = directory::parseSetCacheRequest(request);
+      auto p = byKey(*c, directory::ProjectKey::byId(asked.project_id));
+      SettingsChange change;
+      change.cache_enabled = asked.cache_enabled;
+      change.cache_ttl = asked.cache_ttl;
+      return viewJson(*c, changeSettings(*c, std::move(p), change), "");
+    }
     if (method == directory::kSecrets) {
       directory::SecretsRequest asked = directory::parseSecretsRequest(request);
       auto p = byKey(*c, asked.project);

@@ -1,5 +1,6 @@
 #include "n8n_installer.hpp"
 
+#include <berth/services/projects_directory.hpp>
 #include <berth/services/projects_secrets.hpp>
 #include <berth/services/runtime_apps.hpp>
 #include <berth/services/runtime_releases.hpp>
@@ -22,6 +23,7 @@ using berth::Error;
 using Clock = std::chrono::steady_clock;
 
 constexpr const char* kSecrets = "projects.secrets.v1";
+constexpr const char* kDirectory = "projects.directory.v1";
 constexpr const char* kTrees = "runtime.shared_trees.v1";
 constexpr const char* kApps = "runtime.apps.v1";
 constexpr const char* kReleases = "runtime.releases.v1";
@@ -111,7 +113,8 @@ berth::InstallerInfo N8nInstaller::info() const {
           "n8n",
           "Workflow automation with a visual editor, webhooks and hundreds of integrations.",
           "1.0.0",
-          {kSecrets, kTrees, kApps, kReleases, std::string(berth::templates_installs::kService)},
+          {kSecrets, kDirectory, kTrees, kApps, kReleases,
+           std::string(berth::templates_installs::kService)},
           {}};
 }
 
@@ -137,6 +140,11 @@ nlohmann::json N8nInstaller::install(berth::InstallContext& context, const nlohm
   options.read_only_paths = {home};
   options.environment = {{"BERTH_N8N_HOME", home}};
   context.call(kApps, berth::runtime_apps::kSetStartOptions, berth::runtime_apps::toJson(options));
+
+  // Every GET webhook runs a workflow: the edge must never answer one from its cache.
+  context.call(kDirectory, berth::projects_directory::kSetCache,
+               berth::projects_directory::toJson(
+                   berth::projects_directory::SetCacheRequest{"", false, std::nullopt}));
 
   progress(context, "making the n8n release");
   namespace releases = berth::runtime_releases;

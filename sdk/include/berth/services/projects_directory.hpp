@@ -26,6 +26,11 @@
  *    runtime plugin, files from storage, owner, team, runtime, ...). With account_id, as that
  *    account sees it: a project the account cannot reach is a 404 like a missing one. Without,
  *    any ready project (the caller acts for it: an installer, whose project the core set).
+ *  - `set_cache` {project_id, cache_enabled, cache_ttl?} -> ProjectView (as `view`, after the
+ *    change): the edge cache settings, set by the code of PATCH /projects/{name} with its rules
+ *    and texts (400 "cache_ttl must be between 0 and 31536000") and effects (project.updated:
+ *    the runtime moves its cache rules at once). An installer of an app whose GET answers must
+ *    never be kept (n8n's webhooks run a workflow on every call) turns it off.
  *  - `set_cmd` {project_id, cmd} -> ProjectView (as `view`, after the change): the start command
  *    set by the code of PATCH /projects/{name}, with its rules and texts (400 "the start command
  *    must be one line", "... cannot contain <c>", "... cannot begin with an assignment like
@@ -81,6 +86,7 @@ inline constexpr std::string_view kAccountProjects = "account_projects";
 inline constexpr std::string_view kPublicUrl = "public_url";
 inline constexpr std::string_view kView = "view";
 inline constexpr std::string_view kSetCmd = "set_cmd";
+inline constexpr std::string_view kSetCache = "set_cache";
 
 /** The scopes `secrets` is asked for. */
 inline constexpr std::string_view kRuntimeScope = "runtime";  ///< what the running app gets
@@ -375,6 +381,31 @@ inline SetCmdRequest parseSetCmdRequest(const nlohmann::json& request) {
   if (cmd == request.end() || !(cmd->is_string() || cmd->is_null()))
     throw Error::badRequest("cmd is required: a string, or null to clear it");
   if (cmd->is_string()) r.cmd = cmd->get<std::string>();
+  return r;
+}
+
+struct SetCacheRequest {
+  std::string project_id;
+  bool cache_enabled = true;
+  std::optional<int64_t> cache_ttl;  ///< std::nullopt keeps it
+};
+inline nlohmann::json toJson(const SetCacheRequest& r) {
+  nlohmann::json out = {{"project_id", r.project_id}, {"cache_enabled", r.cache_enabled}};
+  if (r.cache_ttl) out["cache_ttl"] = *r.cache_ttl;
+  return out;
+}
+/** @throw Error 400 "project_id is required and must be a string", "cache_enabled is required
+ *  and must be a boolean", "cache_ttl must be a whole number". */
+inline SetCacheRequest parseSetCacheRequest(const nlohmann::json& request) {
+  SetCacheRequest r{service_json::requiredText(request, "project_id"), true, std::nullopt};
+  auto enabled = request.find("cache_enabled");
+  if (enabled == request.end() || !enabled->is_boolean())
+    throw Error::badRequest("cache_enabled is required and must be a boolean");
+  r.cache_enabled = enabled->get<bool>();
+  if (auto ttl = request.find("cache_ttl"); ttl != request.end() && !ttl->is_null()) {
+    if (!ttl->is_number_integer()) throw Error::badRequest("cache_ttl must be a whole number");
+    r.cache_ttl = ttl->get<int64_t>();
+  }
   return r;
 }
 
