@@ -181,6 +181,41 @@ TEST_F(ApiCli, LoginReadsATokenFromStdinAndKeepsItPrivate) {
   EXPECT_NE(after.err.find("berth login"), std::string::npos) << after.err;
 }
 
+// A console sign-in link works too: berth signs in with its code, makes a token of its own
+// over that session, and revokes that token again on logout.
+TEST_F(ApiCli, LoginWithASignInLinkMakesAndLaterRevokesItsOwnToken) {
+  auto made = server->admin({"account", "login-link", "--email", owner->email});
+  ASSERT_TRUE(made.status.ok()) << made.output;
+  std::string link;
+  std::istringstream out(made.output);
+  for (std::string l; std::getline(out, l);)
+    if (l.find("#code=") != std::string::npos) link = l;
+  ASSERT_FALSE(link.empty()) << made.output;
+  auto e = env(false);
+  e.erase("BERTH_URL");  // the link names the API
+  auto in = runWith({"login"}, e, link + "\n");
+  ASSERT_EQ(in.code, 0) << in.err;
+  auto who = runWith({"whoami", "--json"}, e);
+  ASSERT_EQ(who.code, 0) << who.err;
+  EXPECT_EQ(who.outJson().value("email", ""), owner->email);
+  auto cli_tokens = [&] {
+    std::vector<std::string> names;
+    auto listed = server->api(owner->token).get("/tokens").json();
+    for (const auto& t : listed["tokens"])
+      if (t.value("name", "").rfind("berth CLI on ", 0) == 0) names.push_back(t["name"]);
+    return names;
+  };
+  EXPECT_EQ(cli_tokens().size(), 1u);
+  ASSERT_EQ(runWith({"logout"}, e).code, 0);
+  EXPECT_TRUE(cli_tokens().empty());
+  // The code worked once.
+  auto again = runWith({"login"}, e, link + "\n");
+  EXPECT_EQ(again.code, 3);
+  EXPECT_NE(again.err.find("that sign-in link is not valid, was used already, or expired"),
+            std::string::npos)
+      << again.err;
+}
+
 TEST_F(ApiCli, DeployAFolderSeeItLiveAndReadItsLogs) {
   std::string name = project("site");
   ASSERT_FALSE(name.empty());
