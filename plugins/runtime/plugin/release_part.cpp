@@ -1,5 +1,9 @@
 #include "release_part.hpp"
 
+#include <berth/unix_time.hpp>
+
+#include "random_hex.hpp"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,24 +24,6 @@ namespace berth::runtime {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::int64_t nowSeconds() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-std::string randomHex(std::size_t bytes) {
-  std::random_device device;
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  for (std::size_t i = 0; i < bytes; ++i) {
-    unsigned byte = device() & 0xFF;
-    out.push_back(digits[byte >> 4]);
-    out.push_back(digits[byte & 0xF]);
-  }
-  return out;
-}
 
 // A folder the apps' user can pass through (the release inside is theirs).
 void makeFolder(const std::string& path) {
@@ -194,7 +180,7 @@ const std::string& ReleasesPart::boot() {
 
 void ReleasesPart::platformLog(const std::string& project_id, std::string message) {
   LogEntry entry;
-  entry.at = nowSeconds();
+  entry.at = berth::unixSeconds();
   entry.kind = "platform";
   entry.message = std::move(message);
   ctx_.logs.add(project_id, std::move(entry));

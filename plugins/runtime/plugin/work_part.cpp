@@ -1,6 +1,8 @@
 // The work part: its services, config key, job, start and stop (work_part.hpp).
 #include "work_part.hpp"
 
+#include <berth/unix_time.hpp>
+
 #include <berth/services/runtime_commands.hpp>
 #include <berth/services/runtime_shared_trees.hpp>
 
@@ -10,16 +12,6 @@
 #include "parts.hpp"
 
 namespace berth::runtime {
-
-namespace {
-
-std::int64_t nowSeconds() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-}  // namespace
 
 void WorkPart::start(unsigned build_uid) {
   const UidRange& projects = ctx_.config.uid_range;
@@ -60,7 +52,7 @@ void WorkPart::stop() {
 
 void WorkPart::platformLog(const std::string& project_id, std::string message) {
   LogEntry entry;
-  entry.at = nowSeconds();
+  entry.at = berth::unixSeconds();
   entry.kind = "platform";
   entry.message = std::move(message);
   ctx_.logs.add(project_id, std::move(entry));

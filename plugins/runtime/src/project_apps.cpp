@@ -1,15 +1,8 @@
 #include "project_apps.hpp"
 
+#include <berth/unix_time.hpp>
+
 namespace berth::runtime {
-namespace {
-
-std::int64_t nowSeconds() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-}  // namespace
 
 ProjectApps::~ProjectApps() {
   std::map<std::string, Entry> apps;
@@ -22,11 +15,11 @@ ProjectApps::~ProjectApps() {
 
 std::shared_ptr<AppProcess> ProjectApps::make(const std::string& project_id, const AppSpec& spec) {
   auto on_line = [this, project_id](std::string_view line) {
-    logs_.add(project_id, LogEntry{nowSeconds(), "process", std::nullopt, std::nullopt,
+    logs_.add(project_id, LogEntry{berth::unixSeconds(), "process", std::nullopt, std::nullopt,
                                    std::nullopt, std::nullopt, std::string(line)});
   };
   auto on_event = [this, project_id](std::string_view message) {
-    logs_.add(project_id, LogEntry{nowSeconds(), "platform", std::nullopt, std::nullopt,
+    logs_.add(project_id, LogEntry{berth::unixSeconds(), "platform", std::nullopt, std::nullopt,
                                    std::nullopt, std::nullopt, std::string(message)});
   };
   return std::make_shared<AppProcess>(spec, on_line, on_event);

@@ -1,5 +1,9 @@
 #include "shared_trees.hpp"
 
+#include <berth/unix_time.hpp>
+
+#include "random_hex.hpp"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -33,24 +37,6 @@ constexpr const char* kOnlyFiles = "; a shared tree's source may hold only files
 
 std::string errnoText(int err) {
   return std::error_code(err, std::generic_category()).message();
-}
-
-std::int64_t nowSeconds() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-std::string randomHex(std::size_t bytes) {
-  std::random_device device;
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  for (std::size_t i = 0; i < bytes; ++i) {
-    unsigned byte = device() & 0xFF;
-    out.push_back(digits[byte >> 4]);
-    out.push_back(digits[byte & 0xF]);
-  }
-  return out;
 }
 
 std::string joined(const std::vector<std::string>& argv) {
@@ -321,7 +307,7 @@ SharedTree SharedTrees::ensure(const EnsureTree& request) {
     entry.tree = SharedTree{request.name,
                             treePath(request.name),
                             std::string(contract::kBuilding),
-                            nowSeconds(),
+                            berth::unixSeconds(),
                             std::nullopt,
                             std::nullopt,
                             ""};
@@ -337,7 +323,7 @@ void SharedTrees::finish(const std::string& name, const std::optional<std::strin
   std::lock_guard lock(mutex_);
   auto it = entries_.find(name);
   if (it == entries_.end()) return;
-  it->second.tree.finished_at = nowSeconds();
+  it->second.tree.finished_at = berth::unixSeconds();
   it->second.tree.state = std::string(error ? contract::kFailed : contract::kReady);
   it->second.tree.error = error;
 }
@@ -395,9 +381,10 @@ void SharedTrees::build(std::string name, EnsureTree request) {
     {
       std::lock_guard lock(mutex_);
       auto it = entries_.find(name);
-      record = {{"started_at", it != entries_.end() ? it->second.tree.started_at : nowSeconds()},
-                {"finished_at", nowSeconds()},
-                {"log", it != entries_.end() ? snapshot(it->second).log : std::string()}};
+      record = {
+          {"started_at", it != entries_.end() ? it->second.tree.started_at : berth::unixSeconds()},
+          {"finished_at", berth::unixSeconds()},
+          {"log", it != entries_.end() ? snapshot(it->second).log : std::string()}};
     }
     const std::string record_file = recordPath(settings_.dir, name);
     {

@@ -1,5 +1,7 @@
 #include "install_runs.hpp"
 
+#include <berth/unix_time.hpp>
+
 #include <chrono>
 
 namespace berth::templates {
@@ -9,12 +11,6 @@ namespace {
 constexpr const char* kColumns =
     "id, project_id, project_name, template, caller, status, started_at, finished_at, error, "
     "progress, answer::text AS answer";
-
-int64_t nowSeconds() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 InstallRun runAt(const berth::DbResult& r, int64_t row) {
   InstallRun run;
@@ -49,7 +45,7 @@ std::optional<InstallRun> InstallRuns::begin(const std::string& project_id,
                                              const std::string& project_name,
                                              const std::string& template_slug,
                                              const std::string& caller) const {
-  int64_t now = nowSeconds();
+  int64_t now = berth::unixSeconds();
   db_.exec(
       "UPDATE templates.installs SET status = 'failed', finished_at = $2, "
       "error = 'berthd stopped during the install; run it again' "
@@ -70,14 +66,14 @@ void InstallRuns::heartbeat(int64_t id) const {
   db_.exec(
       "UPDATE templates.installs SET heartbeat_at = $2 WHERE id = $1 AND status = "
       "'installing'",
-      id, nowSeconds());
+      id, berth::unixSeconds());
 }
 
 bool InstallRuns::noteProgress(const std::string& project_id, const std::string& message) const {
   return db_.exec(
                 "UPDATE templates.installs SET progress = $2, progress_at = $3 "
                 "WHERE project_id = $1 AND status = 'installing'",
-                project_id, message, nowSeconds())
+                project_id, message, berth::unixSeconds())
              .affected() > 0;
 }
 
@@ -85,14 +81,14 @@ void InstallRuns::finish(int64_t id, const nlohmann::json& answer) const {
   db_.exec(
       "UPDATE templates.installs SET status = 'installed', finished_at = $2, "
       "answer = $3::jsonb WHERE id = $1",
-      id, nowSeconds(), answer.dump());
+      id, berth::unixSeconds(), answer.dump());
 }
 
 void InstallRuns::fail(int64_t id, const std::string& error) const {
   db_.exec(
       "UPDATE templates.installs SET status = 'failed', finished_at = $2, error = $3 "
       "WHERE id = $1",
-      id, nowSeconds(), error);
+      id, berth::unixSeconds(), error);
 }
 
 std::optional<InstallRun> InstallRuns::latest(const std::string& project_id,
