@@ -1,7 +1,7 @@
 // ctest-label: api (starts a real berthd and runs the real berth binary)
 // berth, the command-line client, against a real berthd with the projects, storage, runtime,
-// sqlconsole and scheduler plugins: signing in with a token on stdin, deploying a folder (a
-// .berthignore'd file is not served) and seeing it live, its logs (and following them as
+// sqlconsole, scheduler and templates plugins: signing in with a token on stdin, deploying a folder
+// (a .berthignore'd file is not served) and seeing it live, its logs (and following them as
 // NDJSON), a secret round trip, SQL and an export, a failing deploy's exit code and error, the
 // API's refusals in its own words, --json that parses, and usage errors.
 #include <fcntl.h>
@@ -75,7 +75,7 @@ class ApiCli : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     BerthdOptions options;
-    options.plugins = {"projects", "storage", "runtime", "sqlconsole", "scheduler"};
+    options.plugins = {"projects", "storage", "runtime", "sqlconsole", "scheduler", "templates"};
     options.extra_yaml =
         "projects:\n  secrets_key: \"" + kSecretsKey + "\"\n  creation_burst: 100\n";
     server = new BerthdProcess(options);
@@ -402,4 +402,92 @@ TEST_F(ApiCli, LinkWritesTheFoldersProject) {
   auto info = runWith({"projects", "info", "--json"}, env(), "", app + "/src");
   ASSERT_EQ(info.code, 0) << info.err;
   EXPECT_EQ(info.outJson().value("name", ""), name);
+}
+
+// The other groups reach their routes: regions, templates, tokens, projects set/info/rm,
+// schedules (ls shows the next run), stored files, domains, the data API's settings, promote.
+TEST_F(ApiCli, TheOtherGroupsReachTheirRoutes) {
+  auto regions = run({"regions", "--json"});
+  ASSERT_EQ(regions.code, 0) << regions.err;
+  EXPECT_EQ(regions.outJson().value("default", ""), "us-central");
+  EXPECT_EQ(run({"templates", "ls", "--json"}).code, 0);
+
+  auto token = run({"tokens", "create", "ci-cli", "--expires-in-days", "1"});
+  ASSERT_EQ(token.code, 0) << token.err;
+  EXPECT_EQ(token.out.rfind("bth_", 0), 0u) << token.out;
+  auto tokens = run({"tokens", "ls", "--json"}).outJson();
+  std::string token_id;
+  for (const auto& t : tokens["tokens"])
+    if (t["name"] == "ci-cli") token_id = t["id"];
+  ASSERT_FALSE(token_id.empty()) << tokens.dump();
+  ASSERT_EQ(run({"tokens", "revoke", token_id, "--yes"}).code, 0);
+
+  std::string name = project("groups");
+  auto set = run({"projects", "set", name, "region=eu-west", "cache_ttl=30", "--json"});
+  ASSERT_EQ(set.code, 0) << set.err;
+  EXPECT_EQ(set.outJson().value("region", ""), "eu-west");
+  EXPECT_EQ(run({"projects", "set", name, "cache_ttl=soon"}).code, 2);
+  auto info = run({"projects", "info", name});
+  EXPECT_NE(info.out.find("eu-west"), std::string::npos) << info.out;
+
+  auto cron = run({"cron", "add", "nightly", "*/15 * * * *", "/tasks/sweep", "-p", name, "--json"});
+  ASSERT_EQ(cron.code, 0) << cron.err;
+  std::string sid = cron.outJson().value("id", "");
+  auto crons = run({"cron", "ls", "-p", name, "--json"}).outJson();
+  ASSERT_EQ(crons["schedules"].size(), 1u);
+  EXPECT_TRUE(crons["schedules"][0]["next_run_at"].is_number());
+  auto table = run({"cron", "ls", "-p", name});
+  EXPECT_NE(table.out.find("NEXT RUN"), std::string::npos) << table.out;
+  ASSERT_EQ(run({"cron", "pause", sid, "-p", name}).code, 0);
+  EXPECT_NE(run({"cron", "ls", "-p", name}).out.find("paused"), std::string::npos);
+  ASSERT_EQ(run({"cron", "runs", sid, "-p", name, "--json"}).code, 0);
+  ASSERT_EQ(run({"cron", "rm", sid, "-p", name, "--yes"}).code, 0);
+
+  write(scratch_ + "/logo.txt", "a stored file");
+  auto put = run({"files", "put", scratch_ + "/logo.txt", "img/logo one.txt", "-p", name});
+  ASSERT_EQ(put.code, 0) << put.err;
+  auto files = run({"files", "ls", "-p", name, "--json"}).outJson();
+  ASSERT_EQ(files["files"].size(), 1u);
+  EXPECT_EQ(files["files"][0]["path"], "img/logo one.txt");
+  ASSERT_EQ(run({"files", "rm", "img/logo one.txt", "-p", name, "--yes"}).code, 0);
+  EXPECT_TRUE(run({"files", "ls", "-p", name, "--json"}).outJson()["files"].empty());
+
+  auto domain = run({"domains", "add", "www.cli-example.com", "-p", name});
+  ASSERT_EQ(domain.code, 0) << domain.err;
+  EXPECT_NE(domain.out.find("berth-verify="), std::string::npos) << domain.out;
+  auto verify = run({"domains", "verify", "www.cli-example.com", "-p", name});
+  EXPECT_EQ(verify.code, 1) << verify.out;  // no TXT record anywhere: the API says so
+  ASSERT_EQ(run({"domains", "rm", "www.cli-example.com", "-p", name, "--yes"}).code, 0);
+
+  ASSERT_EQ(run({"db", "query", "create table pins (id int)", "-p", name}).code, 0);
+  auto grant = run({"data-api", "grant", "pins", "read", "create", "-p", name, "--json"});
+  ASSERT_EQ(grant.code, 0) << grant.err;
+  EXPECT_EQ(grant.outJson()["create"], true);
+  ASSERT_EQ(run({"data-api", "revoke", "pins", "-p", name}).code, 0);
+  auto show = run({"data-api", "show", "-p", name, "--json"}).outJson();
+  EXPECT_EQ(show["tables"]["pins"]["read"], false) << show.dump();
+  std::string old_key = show.value("key", "");
+  auto rotated = run({"data-api", "rotate-key", "-p", name, "--yes"});
+  ASSERT_EQ(rotated.code, 0) << rotated.err;
+  EXPECT_EQ(rotated.out.rfind("bpk_", 0), 0u);
+  EXPECT_EQ(rotated.out.find(old_key), std::string::npos);
+
+  std::string dir = site("one");
+  ASSERT_EQ(run({"deploy", dir, "-p", name, "--detach"}).code, 0);
+  std::string first;
+  ASSERT_TRUE(eventually(
+      [&] {
+        auto d = run({"deploys", "-p", name, "--json"}).outJson();
+        if (d["deploys"].empty() || d["deploys"][0]["status"] != "live") return false;
+        first = d["deploys"][0]["id"];
+        return true;
+      },
+      std::chrono::seconds(60)));
+  ASSERT_EQ(run({"deploy", site("two"), "-p", name}).code, 0);
+  ASSERT_EQ(run({"promote", first, "-p", name}).code, 0);
+  EXPECT_EQ(sendToHost(server->baseUrl(), name + ".localhost", "GET", "/").body, "one");
+
+  EXPECT_EQ(run({"projects", "rm", name}).code, 2);  // no --yes, no terminal
+  ASSERT_EQ(run({"projects", "rm", name, "--yes"}).code, 0);
+  EXPECT_EQ(run({"projects", "info", name}).code, 1);
 }
