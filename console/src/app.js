@@ -53,6 +53,10 @@ function App() {
     if (!linkCode) loadMe();
     else setMe(null);
   }, []);
+  // The pages that show the account's counts read it fresh.
+  useEffect(() => {
+    if (me && (route.page === 'new' || route.page === 'account')) api.me().then(setMe, () => {});
+  }, [route.page]);
 
   if (bootError) return html`<main class="signin"><div class="card"><h1>Berth</h1><${ErrorNote} error=${bootError} /></div></main>`;
   if (me === undefined) return html`<p class="boot">Loading the console…</p>`;

@@ -122,6 +122,6 @@ function EnvBlock({ api, project, onSet }) {
     ${results.map((r) => r.error
       ? html`<p class="error" role="alert"><code>${r.name}</code>: ${formatApiError(r.error)}</p>`
       : html`<p class="field-note good"><code>${r.name}</code> is set.</p>`)}
-    <button type="submit" class="primary" disabled=${n === 0}>Set ${n === 1 ? '1 secret' : `${n} secrets`}</button>
+    <button type="submit" class="primary" disabled=${n === 0}>${n === 0 ? "Set secrets" : n === 1 ? "Set 1 secret" : `Set ${n} secrets`}</button>
   </form>`;
 }

@@ -625,6 +625,10 @@ class ConfigWriter {
     line(depth, "limit_except GET { deny all; }");
     line(depth, "charset utf-8;");
     line(depth, "etag on;");
+    // Small text files, fetched on every first visit: compressed, for slow links.
+    line(depth, "gzip on;");
+    line(depth, "gzip_types text/css application/javascript;");
+    line(depth, "gzip_vary on;");
     // add_header is inherited only by levels that set none, so each location repeats them all.
     line(depth, "add_header Cache-Control \"" + cache_control + "\" always;");
     line(depth,
