@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "api_support.hpp"
+#include "support/service_probe.hpp"
 
 using namespace berth::testing;
 using namespace berth::testing::projects_api;
@@ -22,14 +23,10 @@ class DirectoryView : public ProjectsServerSuite {
     startServer(options);
   }
   static HttpResult call(const std::string& method, const json& request) {
-    return server->api().post("/serviceprobe/projects.directory.v1/" + method, request);
+    return callService(*server, "projects.directory.v1", method, request);
   }
   static json mustCall(const std::string& method, const json& request) {
-    auto r = call(method, request);
-    if (r.status != 200)
-      throw std::runtime_error(method + " " + request.dump() + ": " + std::to_string(r.status) +
-                               " " + r.body);
-    return r.json();
+    return mustCallService(*server, "projects.directory.v1", method, request);
   }
   static json get(const Account& a, const std::string& name) {
     auto r = api(a).get("/projects/" + name);

@@ -16,6 +16,7 @@
 
 #include "../projects/api_support.hpp"
 #include "host_requests.hpp"
+#include "support/service_probe.hpp"
 
 using namespace berth::testing;
 using namespace berth::testing::projects_api;
@@ -25,18 +26,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A JSON POST (the serviceprobe's route) with its own time limit.
-HttpResult postJson(const std::string& url, const json& body, long timeout_ms = 30000) {
-  HttpRequestSpec spec;
-  spec.method = "POST";
-  spec.url = url;
-  spec.body = body.dump();
-  spec.headers = {"Content-Type: application/json"};
-  spec.timeout_ms = timeout_ms;
-  return send(spec);
-}
-
-const std::string kService = "/serviceprobe/runtime.releases.v1/";
+const std::string kService = "runtime.releases.v1";
 
 // A Node app answering its name, so that a test sees which release serves.
 std::string nodeApp(const std::string& says) {
@@ -103,7 +93,7 @@ class ApiReleasesService : public ::testing::Test {
     return {name, projectId(*server, name)};
   }
   static HttpResult call(const std::string& method, const json& request, long timeout_ms = 30000) {
-    return postJson(server->baseUrl() + kService + method, request, timeout_ms);
+    return callService(*server, kService, method, request, timeout_ms);
   }
   static json mustCall(const std::string& method, const json& request) {
     HttpResult r = call(method, request, 120000);
@@ -376,14 +366,14 @@ TEST(ApiReleasesServiceStop, AWaitEndsWhenBerthdStops) {
   mustCreate(server.api(owner.token), "stopping");
   const std::string id = projectId(server, projectName("stopping", owner.slug));
   Gate gate{server.dataDir() + "/runtime/homes/" + id + "/open-gate"};
-  auto made = postJson(server.baseUrl() + kService + "create",
-                       {{"project_id", id}, {"files", gatedFiles(gate.path)}});
+  auto made = callService(server, kService, "create",
+                          {{"project_id", id}, {"files", gatedFiles(gate.path)}});
   ASSERT_EQ(made.status, 200) << made.body;
   const std::string release_id = made.json()["id"];
   auto waiting = std::async(std::launch::async, [&] {
-    return postJson(server.baseUrl() + kService + "wait",
-                    {{"project_id", id}, {"release_id", release_id}, {"timeout_seconds", 600}},
-                    700000);
+    return callService(server, kService, "wait",
+                       {{"project_id", id}, {"release_id", release_id}, {"timeout_seconds", 600}},
+                       700000);
   });
   // The wait has begun (and the job that watches waits has seen it) before berthd stops.
   std::this_thread::sleep_for(std::chrono::seconds(3));

@@ -16,6 +16,7 @@
 
 #include "../projects/api_support.hpp"
 #include "host_requests.hpp"
+#include "support/service_probe.hpp"
 
 using namespace berth::testing;
 using namespace berth::testing::projects_api;
@@ -24,17 +25,6 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
-
-// A JSON POST (the serviceprobe's route) with its own time limit.
-HttpResult postJson(const std::string& url, const json& body, long timeout_ms = 30000) {
-  HttpRequestSpec spec;
-  spec.method = "POST";
-  spec.url = url;
-  spec.body = body.dump();
-  spec.headers = {"Content-Type: application/json"};
-  spec.timeout_ms = timeout_ms;
-  return send(spec);
-}
 
 // "/" fails (500); /healthz answers; /not-ready answers 503; /started tells this process from
 // the next; /env, /read and /write show what the app sees and may do.
@@ -79,7 +69,7 @@ class ApiStartOptions : public ::testing::Test {
   static ApiClient api() { return server->api(owner->token); }
   static HttpResult call(const std::string& service, const std::string& method,
                          const json& request) {
-    return postJson(server->baseUrl() + "/serviceprobe/" + service + "/" + method, request, 120000);
+    return callService(*server, service, method, request, 120000);
   }
   static json mustCall(const std::string& service, const std::string& method, const json& request) {
     HttpResult r = call(service, method, request);

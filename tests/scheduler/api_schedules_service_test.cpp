@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "api_support.hpp"
+#include "support/service_probe.hpp"
 
 using namespace berth::testing;
 using namespace berth::testing::scheduler_api;
@@ -40,14 +41,10 @@ class SchedulesService : public ::testing::Test {
 
   // A method of scheduler.schedules.v1 with this request.
   static HttpResult call(const std::string& method, const json& request) {
-    return server->api().post("/serviceprobe/scheduler.schedules.v1/" + method, request);
+    return callService(*server, "scheduler.schedules.v1", method, request);
   }
   static json mustCall(const std::string& method, const json& request) {
-    auto r = call(method, request);
-    if (r.status != 200)
-      throw std::runtime_error(method + " " + request.dump() + ": " + std::to_string(r.status) +
-                               " " + r.body);
-    return r.json();
+    return mustCallService(*server, "scheduler.schedules.v1", method, request);
   }
   static json ensure(const std::string& project_id, const std::string& name,
                      const std::string& spec, const std::string& path) {
