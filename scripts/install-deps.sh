@@ -16,6 +16,7 @@ packages=(
   mariadb-server zlib1g-dev
   php-cgi php-pgsql
   python3-jsonschema
+  chromium
 )
 
 missing=()
@@ -57,4 +58,14 @@ if ! cmp -s "$root/docs/package-lock.json" "$stamp" 2>/dev/null; then
   echo "install-deps: installing docs/package-lock.json"
   npm ci --prefix "$root/docs" --no-audit --no-fund --loglevel=error
   cp "$root/docs/package-lock.json" "$stamp"
+fi
+
+# The console's browser tests drive Debian's chromium through playwright-core
+# (tests/browser/package.json, pinned by its lockfile), which must never fetch a browser itself.
+stamp="$root/tests/browser/node_modules/.berth-lock"
+if ! cmp -s "$root/tests/browser/package-lock.json" "$stamp" 2>/dev/null; then
+  echo "install-deps: installing tests/browser/package-lock.json"
+  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefix "$root/tests/browser" --no-audit --no-fund \
+    --loglevel=error
+  cp "$root/tests/browser/package-lock.json" "$stamp"
 fi

