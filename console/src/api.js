@@ -68,6 +68,7 @@ export function createApi({ fetch: fetchImpl, base = '' } = {}) {
       request('POST', '/projects', { json: team ? { name, team } : { name } }),
     purgeCache: (name) => request('DELETE', `${project(name)}/cache`),
 
+    allDeploys: () => request('GET', '/deploys').then((r) => r.deploys),
     deploys: (name) => request('GET', `${project(name)}/deploys`).then((r) => r.deploys),
     release: (name, id) => request('GET', `${project(name)}/deploys/${q(id)}`),
     promote: (name, id) => request('POST', `${project(name)}/deploys/${q(id)}/promote`),

@@ -10,6 +10,7 @@ import { Projects } from './pages/projects.js';
 import { NewProject } from './pages/new_project.js';
 import { Project } from './pages/project.js';
 import { Account } from './pages/account.js';
+import { RecentDeploys } from './pages/recent_deploys.js';
 
 const linkCode = codeFromFragment(location.hash);
 if (linkCode) history.replaceState(null, '', `${location.pathname}#/projects`);
@@ -71,6 +72,7 @@ function App() {
       <a class="brand" href="#/projects">Berth</a>
       <nav aria-label="Main">
         <a href="#/projects" class=${route.page === 'projects' || route.page === 'project' ? 'active' : ''}>Projects</a>
+        <a href="#/deploys" class=${route.page === 'deploys' ? 'active' : ''}>Deploys</a>
         <a href="#/account" class=${route.page === 'account' ? 'active' : ''}>Account</a>
       </nav>
       <span class="who">${me.email}</span>
@@ -79,6 +81,7 @@ function App() {
       ${route.page === 'projects' && html`<${Projects} api=${api} />`}
       ${route.page === 'new' && html`<${NewProject} api=${api} me=${me} navigate=${navigate} />`}
       ${route.page === 'project' && html`<${Project} api=${api} name=${route.name} tab=${route.tab} />`}
+      ${route.page === 'deploys' && html`<${RecentDeploys} api=${api} />`}
       ${route.page === 'account' && html`<${Account} api=${api} me=${me} onSignOut=${() => setMe(null)} />`}
     </main>
   </div>`;

@@ -63,5 +63,6 @@ export function parseRoute(hash) {
   }
   if (parts[0] === 'new') return { page: 'new' };
   if (parts[0] === 'account') return { page: 'account' };
+  if (parts[0] === 'deploys') return { page: 'deploys' };
   return { page: 'projects' };
 }

@@ -34,4 +34,5 @@ test('codeFromFragment and parseRoute', () => {
   assert.deepEqual(parseRoute(''), { page: 'projects' });
   assert.deepEqual(parseRoute('#/new'), { page: 'new' });
   assert.deepEqual(parseRoute('#/account'), { page: 'account' });
+  assert.deepEqual(parseRoute('#/deploys'), { page: 'deploys' });
 });

@@ -59,4 +59,27 @@ runFlow('deploy_static', async ({ page, link, shot }) => {
   await site.goto(url);
   await site.getByRole('heading', { name: words }).waitFor();
   await shot('deploy_static-site', site);
+
+  // A second release goes live; the first, now ready, is made live again from the list.
+  await openTab(page, 'Deploys');
+  await dropFile(page, 'site.tar.gz', packSite(`${words} (second)`));
+  const rows = page.locator('table.list tbody tr');
+  await rows.nth(1).locator('.status.ready').waitFor({ timeout: 60000 });
+  await rows.nth(0).locator('.status.live').waitFor();
+  await site.reload();
+  await site.getByRole('heading', { name: `${words} (second)` }).waitFor();
+  await rows.nth(1).getByRole('button', { name: 'Make live' }).click();
+  await rows.nth(1).locator('.status.live').waitFor();
+  await rows.nth(0).locator('.status.ready').waitFor();
+  await site.reload();
+  await site.getByRole('heading', { name: words, exact: true }).waitFor();
+
+  // Both on the page of recent deploys across projects.
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Deploys' }).click();
+  await page.getByRole('heading', { name: 'Recent deploys' }).waitFor();
+  const ofProject = page.locator('table.list tbody tr', { hasText: name });
+  await ofProject.nth(1).waitFor();
+  const listed = await ofProject.count();
+  expect(listed === 2, `${listed} releases of ${name} listed, not 2`);
+  await shot('deploy_static-recent');
 });
