@@ -46,6 +46,7 @@ export function createApi({ fetch: fetchImpl, base = '' } = {}) {
 
   const q = encodeURIComponent;
   const project = (name) => `/projects/${q(name)}`;
+  const filePath = (path) => String(path).split('/').map(q).join('/');
 
   return {
     request,
@@ -77,6 +78,30 @@ export function createApi({ fetch: fetchImpl, base = '' } = {}) {
     setSecret: (name, secret, value, scope = 'runtime') =>
       request('POST', `${project(name)}/secrets`, { json: { name: secret, value, scope } }),
     deleteSecret: (name, secret) => request('DELETE', `${project(name)}/secrets/${q(secret)}`),
+
+    updateProject: (name, fields) => request('PATCH', project(name), { json: fields }),
+    deleteProject: (name) => request('DELETE', project(name)),
+
+    logs: (name, { after = null, limit = 200 } = {}) =>
+      request('GET', `${project(name)}/logs?limit=${limit}${after ? `&after=${q(after)}` : ''}`),
+
+    schedules: (name) => request('GET', `${project(name)}/schedules`).then((r) => r.schedules),
+    addSchedule: (name, fields) => request('POST', `${project(name)}/schedules`, { json: fields }),
+    setScheduleEnabled: (name, id, enabled) =>
+      request('PATCH', `${project(name)}/schedules/${q(id)}`, { json: { enabled } }),
+    deleteSchedule: (name, id) => request('DELETE', `${project(name)}/schedules/${q(id)}`),
+    scheduleRuns: (name, id) => request('GET', `${project(name)}/schedules/${q(id)}/runs`).then((r) => r.runs),
+
+    domains: (name) => request('GET', `${project(name)}/domains`).then((r) => r.domains),
+    addDomain: (name, host) => request('POST', `${project(name)}/domains`, { json: { host } }),
+    verifyDomain: (name, host) => request('POST', `${project(name)}/domains/${q(host)}/verify`),
+    deleteDomain: (name, host) => request('DELETE', `${project(name)}/domains/${q(host)}`),
+
+    files: (name) => request('GET', `${project(name)}/files`).then((r) => r.files),
+    // Each segment percent-encoded, the slashes kept: the API's path is the decoded one.
+    uploadFile: (name, path, blob) =>
+      request('POST', `${project(name)}/files/${filePath(path)}`, { body: blob }),
+    deleteFile: (name, path) => request('DELETE', `${project(name)}/files/${filePath(path)}`),
 
     tokens: () => request('GET', '/tokens').then((r) => r.tokens),
     createToken: (tokenName, expiresInDays = null) =>

@@ -28,7 +28,7 @@ class ConsoleBrowser : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     BerthdOptions options;
-    options.plugins = {"projects", "storage", "runtime"};
+    options.plugins = {"projects", "storage", "runtime", "scheduler"};
     // 64 hex characters: the secrets key, so the Secrets page has secrets to set.
     options.extra_yaml =
         "projects:\n  creation_burst: 100\n  secrets_key: \"" + std::string(64, 'c') + "\"\n";
@@ -88,6 +88,10 @@ TEST_F(ConsoleBrowser, DeployAStaticFolderAndSeeItLive) {
 
 TEST_F(ConsoleBrowser, SetASecret) {
   runFlow("set_secret");
+}
+
+TEST_F(ConsoleBrowser, AddASchedule) {
+  runFlow("add_schedule");
 }
 
 TEST_F(ConsoleBrowser, MakeAndRevokeAToken) {

@@ -5,11 +5,13 @@ import { ErrorNote, Loading, ActionButton, Note } from '../parts.js';
 import { formatAge, formatBytes, formatTime, shortId } from '../format.js';
 import { Deploys } from './deploys.js';
 import { Secrets } from './secrets.js';
+import { Schedules } from './schedules.js';
 
 const TABS = [
   ['overview', 'Overview'],
   ['deploys', 'Deploys'],
   ['secrets', 'Secrets'],
+  ['schedules', 'Schedules'],
 ];
 
 export function Project({ api, name, tab }) {
@@ -38,6 +40,7 @@ export function Project({ api, name, tab }) {
     ${tab === 'overview' && html`<${Overview} api=${api} project=${project} />`}
     ${tab === 'deploys' && html`<${Deploys} api=${api} project=${project} onChange=${reload} />`}
     ${tab === 'secrets' && html`<${Secrets} api=${api} project=${project} />`}
+    ${tab === 'schedules' && html`<${Schedules} api=${api} project=${project} />`}
     ${!TABS.some(([id]) => id === tab) && html`<p>This page is not in the console yet.</p>`}
   </section>`;
 }
