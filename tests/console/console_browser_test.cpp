@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <regex>
 
@@ -96,6 +97,17 @@ TEST_F(ConsoleBrowser, AddASchedule) {
 
 TEST_F(ConsoleBrowser, MakeAndRevokeAToken) {
   runFlow("tokens");
+}
+
+// For trying a page by hand: BERTH_CONSOLE_FLOW=/path/to/flow.mjs runs that script (written as
+// the flows are) against this suite's berthd. Skipped when unset, as in CI.
+TEST_F(ConsoleBrowser, FlowNamedByEnvironment) {
+  const char* script = std::getenv("BERTH_CONSOLE_FLOW");
+  if (!script || !*script) GTEST_SKIP() << "BERTH_CONSOLE_FLOW is not set";
+  const std::string shots = std::string(BERTH_TEST_BINARY_DIR) + "/console-screenshots";
+  auto r = berth::core::runCommand({nodeBinary(), script, server->baseUrl(), signInLink(), shots},
+                                   {}, std::chrono::minutes(3));
+  EXPECT_TRUE(r.status.ok()) << script << " exited with " << r.status.code << ":\n" << r.output;
 }
 
 }  // namespace

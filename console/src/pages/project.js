@@ -6,12 +6,14 @@ import { formatAge, formatBytes, formatTime, shortId } from '../format.js';
 import { Deploys } from './deploys.js';
 import { Secrets } from './secrets.js';
 import { Schedules } from './schedules.js';
+import { Settings } from './settings.js';
 
 const TABS = [
   ['overview', 'Overview'],
   ['deploys', 'Deploys'],
   ['secrets', 'Secrets'],
   ['schedules', 'Schedules'],
+  ['settings', 'Settings'],
 ];
 
 export function Project({ api, name, tab }) {
@@ -41,6 +43,7 @@ export function Project({ api, name, tab }) {
     ${tab === 'deploys' && html`<${Deploys} api=${api} project=${project} onChange=${reload} />`}
     ${tab === 'secrets' && html`<${Secrets} api=${api} project=${project} />`}
     ${tab === 'schedules' && html`<${Schedules} api=${api} project=${project} />`}
+    ${tab === 'settings' && html`<${Settings} api=${api} project=${project} onChange=${reload} />`}
     ${!TABS.some(([id]) => id === tab) && html`<p>This page is not in the console yet.</p>`}
   </section>`;
 }
