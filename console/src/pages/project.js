@@ -7,10 +7,12 @@ import { Deploys } from './deploys.js';
 import { Secrets } from './secrets.js';
 import { Schedules } from './schedules.js';
 import { Settings } from './settings.js';
+import { Logs } from './logs.js';
 
 const TABS = [
   ['overview', 'Overview'],
   ['deploys', 'Deploys'],
+  ['logs', 'Logs'],
   ['secrets', 'Secrets'],
   ['schedules', 'Schedules'],
   ['settings', 'Settings'],
@@ -43,6 +45,7 @@ export function Project({ api, name, tab }) {
     ${tab === 'deploys' && html`<${Deploys} api=${api} project=${project} onChange=${reload} />`}
     ${tab === 'secrets' && html`<${Secrets} api=${api} project=${project} />`}
     ${tab === 'schedules' && html`<${Schedules} api=${api} project=${project} />`}
+    ${tab === 'logs' && html`<${Logs} api=${api} project=${project} />`}
     ${tab === 'settings' && html`<${Settings} api=${api} project=${project} onChange=${reload} />`}
     ${!TABS.some(([id]) => id === tab) && html`<p>This page is not in the console yet.</p>`}
   </section>`;
