@@ -41,3 +41,19 @@ export function ActionButton({ action, onError, busyText, children, kind = '', .
   return html`<button type="button" class=${kind} disabled=${busy} ...${rest} onClick=${run}>
     ${busy && busyText ? busyText : children}</button>`;
 }
+
+// Copies `text` to the clipboard and says so for a moment; a refusal (no permission, no
+// secure context) is shown next to it.
+export function CopyButton({ text, label = 'Copy', what = '' }) {
+  const [state, setState] = useState('');
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(text);
+      setState('Copied');
+      setTimeout(() => setState(''), 1500);
+    } catch (err) {
+      setState(`Could not copy: ${err && err.message ? err.message : err}`);
+    }
+  };
+  return html`<button type="button" class="copy" aria-label=${what ? `${label} ${what}` : label} onClick=${copy}>${state || label}</button>`;
+}

@@ -8,6 +8,7 @@ import { Secrets } from './secrets.js';
 import { Schedules } from './schedules.js';
 import { Settings } from './settings.js';
 import { Logs } from './logs.js';
+import { Domains } from './domains.js';
 
 const TABS = [
   ['overview', 'Overview'],
@@ -15,6 +16,7 @@ const TABS = [
   ['logs', 'Logs'],
   ['secrets', 'Secrets'],
   ['schedules', 'Schedules'],
+  ['domains', 'Domains'],
   ['settings', 'Settings'],
 ];
 
@@ -46,6 +48,7 @@ export function Project({ api, name, tab }) {
     ${tab === 'secrets' && html`<${Secrets} api=${api} project=${project} />`}
     ${tab === 'schedules' && html`<${Schedules} api=${api} project=${project} />`}
     ${tab === 'logs' && html`<${Logs} api=${api} project=${project} />`}
+    ${tab === 'domains' && html`<${Domains} api=${api} project=${project} />`}
     ${tab === 'settings' && html`<${Settings} api=${api} project=${project} onChange=${reload} />`}
     ${!TABS.some(([id]) => id === tab) && html`<p>This page is not in the console yet.</p>`}
   </section>`;
