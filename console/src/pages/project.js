@@ -9,6 +9,7 @@ import { Schedules } from './schedules.js';
 import { Settings } from './settings.js';
 import { Logs } from './logs.js';
 import { Domains } from './domains.js';
+import { Files } from './files.js';
 
 const TABS = [
   ['overview', 'Overview'],
@@ -17,6 +18,7 @@ const TABS = [
   ['secrets', 'Secrets'],
   ['schedules', 'Schedules'],
   ['domains', 'Domains'],
+  ['files', 'Files'],
   ['settings', 'Settings'],
 ];
 
@@ -49,6 +51,7 @@ export function Project({ api, name, tab }) {
     ${tab === 'schedules' && html`<${Schedules} api=${api} project=${project} />`}
     ${tab === 'logs' && html`<${Logs} api=${api} project=${project} />`}
     ${tab === 'domains' && html`<${Domains} api=${api} project=${project} />`}
+    ${tab === 'files' && html`<${Files} api=${api} project=${project} />`}
     ${tab === 'settings' && html`<${Settings} api=${api} project=${project} onChange=${reload} />`}
     ${!TABS.some(([id]) => id === tab) && html`<p>This page is not in the console yet.</p>`}
   </section>`;
