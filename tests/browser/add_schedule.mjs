@@ -1,6 +1,8 @@
 // Add a schedule: a spec checked as it is typed in the scheduler's words, then in plain words
 // with its next runs; the API's own refusal of a bad path next to the form; the schedule listed
-// with its next five runs, paused and resumed, its (empty) history, and deleted.
+// with its next five runs, paused and resumed, its (empty) history, and deleted. A schedule of
+// every minute (the suite's berthd runs the scheduler's test clock: a minute is 400 ms) runs
+// against the project, which has no release yet: its last status and error, and its history.
 import { runFlow, signIn, makeProject, openTab, expect } from './lib.mjs';
 
 runFlow('add_schedule', async ({ page, link, shot }) => {
@@ -46,4 +48,26 @@ runFlow('add_schedule', async ({ page, link, shot }) => {
 
   await card.getByRole('button', { name: 'Delete' }).click();
   await page.getByText('No schedules yet.').waitFor();
+
+  await page.getByLabel('Name').fill('ping');
+  await page.getByLabel('When (cron, UTC)').fill('* * * * *');
+  await page.getByText('Every minute, every day, UTC. Next:').waitFor();
+  await page.getByLabel('Path to request').fill('/ping');
+  await page.getByRole('button', { name: 'Add schedule' }).click();
+  const ping = page.getByRole('article', { name: 'Schedule ping' });
+  await ping.waitFor();
+  // No release: the project answers with an error status, which the run records.
+  const lastError = ping.locator('dd .field-note.bad');
+  for (let i = 0; i < 40 && !(await lastError.count()); i++) {
+    await page.waitForTimeout(250);
+    await page.getByRole('button', { name: 'Refresh' }).click();
+  }
+  const why = await lastError.innerText();
+  expect(/^the project answered [0-9]{3}$/.test(why), `the last error reads "${why}"`);
+  await ping.getByText(/[0-9]+ ms/).first().waitFor();
+  await ping.getByRole('button', { name: 'Run history' }).click();
+  await ping.locator('table.list tbody tr').first().waitFor();
+  const historyError = await ping.locator('table.list tbody tr td.bad').first().innerText();
+  expect(historyError === why || /^the project answered/.test(historyError), `a run's error reads "${historyError}"`);
+  await shot('add_schedule-runs');
 });

@@ -31,8 +31,9 @@ class ConsoleBrowser : public ::testing::Test {
     BerthdOptions options;
     options.plugins = {"projects", "storage", "runtime", "scheduler"};
     // 64 hex characters: the secrets key, so the Secrets page has secrets to set.
-    options.extra_yaml =
-        "projects:\n  creation_burst: 100\n  secrets_key: \"" + std::string(64, 'c') + "\"\n";
+    // The scheduler's test clock (a minute is 400 ms), so a schedule's runs are seen at once.
+    options.extra_yaml = "projects:\n  creation_burst: 100\n  secrets_key: \"" +
+                         std::string(64, 'c') + "\"\nscheduler:\n  minute_ms: 400\n";
     server = new BerthdProcess(options);
     server->start();
     // A plan without a project limit: the flows make several projects.

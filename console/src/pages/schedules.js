@@ -33,6 +33,7 @@ export function Schedules({ api, project }) {
     <p class="muted">A schedule sends <code>GET</code> to a path of the app at${' '}
       <code>${project.url}</code> at the times its spec names: five fields, minute hour
       day-of-month month day-of-week, always in UTC. Its runs appear in Logs as requests.</p>
+    <div class="actions"><${ActionButton} busyText="Refreshing…" onError=${setError} action=${reload}>Refresh<//></div>
     <${ErrorNote} error=${error} />
     ${!schedules && !error && html`<${Loading} what="schedules" />`}
     ${schedules && schedules.length === 0 && html`<p class="muted">No schedules yet.</p>`}
