@@ -47,16 +47,7 @@ int dbImport(Context& ctx) {
     s << in.rdbuf();
     body = s.str();
   }
-  HttpRequest req;
-  req.method = "POST";
-  req.target = ctx.projectPath() + "/import";
-  req.body = std::move(body);
-  req.send_body = true;
-  req.content_type = "application/sql";
-  req.progress_label = "uploading";
-  auto r = ctx.api().send(req);
-  throwIfRefused(r);
-  json answer = r.json();
+  json answer = ctx.api().upload(ctx.projectPath() + "/import", std::move(body), "application/sql");
   if (ctx.out.json())
     ctx.out.printJson(answer);
   else

@@ -54,17 +54,10 @@ int deploy(Context& ctx) {
   if (!ctx.out.json())
     ctx.out.note("packed " + std::to_string(stats.files) + " files (" + formatBytes(stats.bytes) +
                  ", " + formatBytes(archive.size()) + " compressed)");
-  HttpRequest req;
-  req.method = "POST";
-  req.target = ctx.projectPath() + "/deploys";
-  req.body = std::move(archive);
-  req.send_body = true;
-  req.content_type = "application/gzip";
-  if (auto cmd = ctx.args.value("cmd")) req.headers.push_back("x-berth-cmd: " + *cmd);
-  req.progress_label = "uploading";
-  auto r = ctx.api().send(req);
-  throwIfRefused(r);
-  json release = r.json();
+  std::vector<std::string> headers;
+  if (auto cmd = ctx.args.value("cmd")) headers.push_back("x-berth-cmd: " + *cmd);
+  json release = ctx.api().upload(ctx.projectPath() + "/deploys", std::move(archive),
+                                  "application/gzip", std::move(headers));
   std::string id = release.value("id", "");
   if (ctx.args.has("detach")) {
     if (ctx.out.json())

@@ -38,16 +38,8 @@ int filesPut(Context& ctx) {
   if (!in) throw usageError("could not read " + local);
   std::stringstream s;
   s << in.rdbuf();
-  HttpRequest req;
-  req.method = "POST";
-  req.target = ctx.projectPath() + "/files/" + encodePath(remote);
-  req.body = s.str();
-  req.send_body = true;
-  req.content_type = "application/octet-stream";
-  req.progress_label = "uploading";
-  auto r = ctx.api().send(req);
-  throwIfRefused(r);
-  json f = r.json();
+  json f = ctx.api().upload(ctx.projectPath() + "/files/" + encodePath(remote), s.str(),
+                            "application/octet-stream");
   if (ctx.out.json())
     ctx.out.printJson(f);
   else

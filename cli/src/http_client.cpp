@@ -187,6 +187,21 @@ json HttpClient::put(const std::string& path, const json& body) const {
 json HttpClient::postEmpty(const std::string& path) const {
   return jsonCall("POST", path, nullptr);
 }
+json HttpClient::upload(const std::string& path, std::string body, const std::string& content_type,
+                        std::vector<std::string> headers) const {
+  HttpRequest req;
+  req.method = "POST";
+  req.target = path;
+  req.body = std::move(body);
+  req.send_body = true;
+  req.content_type = content_type;
+  req.headers = std::move(headers);
+  req.progress_label = "uploading";
+  HttpResponse r = send(req);
+  throwIfRefused(r);
+  return r.json();
+}
+
 void HttpClient::del(const std::string& path) const {
   jsonCall("DELETE", path, nullptr);
 }

@@ -45,6 +45,9 @@ class HttpClient {
   nlohmann::json put(const std::string& path, const nlohmann::json& body) const;
   nlohmann::json postEmpty(const std::string& path) const;
   void del(const std::string& path) const;
+  // POSTs `body` as it is (a release, a file, an SQL dump) with a progress bar; the JSON answer.
+  nlohmann::json upload(const std::string& path, std::string body, const std::string& content_type,
+                        std::vector<std::string> headers = {}) const;
 
   const std::string& baseUrl() const { return base_; }
   const std::string& token() const { return token_; }
