@@ -10,6 +10,8 @@
 #include <berth/services/sqlconsole_sql.hpp>
 #include <berth/testing/fake_host.hpp>
 
+#include "contract_checks.hpp"
+
 #include <functional>
 #include <set>
 #include <string>
@@ -23,20 +25,8 @@ namespace schedules = berth::scheduler_schedules;
 namespace sql = berth::sqlconsole_sql;
 namespace directory = berth::projects_directory;
 
-std::string refusal(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return std::to_string(e.status()) + " " + e.message();
-  }
-  return "no error";
-}
-
-std::set<std::string> keysOf(const json& object) {
-  std::set<std::string> keys;
-  for (const auto& item : object.items()) keys.insert(item.key());
-  return keys;
-}
+using berth::testing::keysOf;
+using berth::testing::refusal;
 
 schedules::Schedule sampleSchedule() {
   schedules::Schedule s;

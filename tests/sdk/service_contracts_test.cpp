@@ -13,6 +13,8 @@
 #include <berth/services/storage_stats.hpp>
 #include <berth/testing/fake_host.hpp>
 
+#include "contract_checks.hpp"
+
 #include <chrono>
 #include <functional>
 #include <set>
@@ -26,21 +28,8 @@ using nlohmann::json;
 namespace directory = berth::projects_directory;
 namespace blobs = berth::storage_blobs;
 
-// What `fn` throws as a berth::Error: "<status> <message>"; "no error" when it returns.
-std::string refusal(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return std::to_string(e.status()) + " " + e.message();
-  }
-  return "no error";
-}
-
-std::set<std::string> keysOf(const json& object) {
-  std::set<std::string> keys;
-  for (const auto& item : object.items()) keys.insert(item.key());
-  return keys;
-}
+using berth::testing::keysOf;
+using berth::testing::refusal;
 
 directory::Project sampleProject() {
   directory::Project p;
