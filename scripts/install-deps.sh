@@ -14,7 +14,8 @@ packages=(
   media-types
   python3-croniter
   mariadb-server zlib1g-dev
-  php-cgi php-pgsql
+  php-cgi php-pgsql php-mbstring php-xml php-mysql phpunit
+  wordpress wordpress-theme-twentytwentythree
   python3-jsonschema
   chromium
 )
