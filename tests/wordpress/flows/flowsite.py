@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import pwd
+import re
 import shutil
 import socket
 import subprocess
@@ -105,7 +106,7 @@ SALTS = "".join("define('%s', 'berth-flows-%s');\n" % (k, k.lower()) for k in (
     "AUTH_SALT", "SECURE_AUTH_SALT", "LOGGED_IN_SALT", "NONCE_SALT"))
 
 
-def wp_config(backend, log, db_host="localhost", db_name="wp"):
+def wp_config(backend, log, db_host="localhost", db_name="wp", value_limit=256):
     """The test wp-config.php: MariaDB as root on the socket, or the Berth drop-in (which
     connects with DATABASE_URL); no cron on page loads (wp-cron.php is a flow of its own),
     no requests leave the machine."""
@@ -119,6 +120,7 @@ define('DB_COLLATE', '');
 %s$table_prefix = 'wp_';
 define('BERTH_FLOWS_BACKEND', %s);
 define('BERTH_FLOWS_LOG', %s);
+define('BERTH_FLOWS_VALUE_LIMIT', %d);
 define('DISABLE_WP_CRON', true);
 define('WP_HTTP_BLOCK_EXTERNAL', true);
 define('AUTOMATIC_UPDATER_DISABLED', true);
@@ -128,21 +130,21 @@ if (!defined('ABSPATH')) {
     define('ABSPATH', __DIR__ . '/');
 }
 require_once ABSPATH . 'wp-settings.php';
-""" % (phps(db_name), phps(db_host), SALTS, phps(backend), phps(log))
+""" % (phps(db_name), phps(db_host), SALTS, phps(backend), phps(log), value_limit)
 
 
 def phps(text):
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
-def assemble(workdir, backend, log, db_host="localhost", payload=PAYLOAD):
+def assemble(workdir, backend, log, db_host="localhost", payload=PAYLOAD, value_limit=256):
     """Stock WordPress from Debian's package (symlinks resolved, Debian's wp-config.php
     dispatcher left out), the test wp-config.php and the logging drop-in; for 'pgsql' the
     Berth library beside it."""
     root = os.path.join(workdir, "wordpress")
     shutil.copytree(WORDPRESS, root, symlinks=False, ignore=lambda d, names: ["wp-config.php"] if d == WORDPRESS else [])
     with open(os.path.join(root, "wp-config.php"), "w") as f:
-        f.write(wp_config(backend, log, db_host))
+        f.write(wp_config(backend, log, db_host, value_limit=value_limit))
     content = os.path.join(root, "wp-content")
     shutil.copy(os.path.join(HERE, "logging-db.php"), os.path.join(content, "db.php"))
     if backend == "pgsql":
@@ -156,8 +158,11 @@ def install(root, base, user, password, env=None):
     run = subprocess.run(["php", os.path.join(HERE, "install.php"), root, base, user, password],
                          env=dict(env or os.environ, BERTH_FLOW="install"), capture_output=True, text=True)
     ms = (time.monotonic() - started) * 1000
-    if run.returncode != 0:
-        raise RuntimeError("install failed: " + (run.stderr + run.stdout)[-3000:])
+    # wp_die() ends a CLI run with status 0: only install.php's own last line says it worked.
+    last = run.stdout.strip().splitlines()[-1:] or [""]
+    if run.returncode != 0 or not last[0].startswith('{"user_id"'):
+        text = re.sub(r"\s+", " ", re.sub(r"(?s)<style.*?</style>|<[^>]+>", " ", run.stderr + run.stdout))
+        raise RuntimeError("install failed: " + text.strip()[-3000:])
     print(json.dumps({"flow": "install", "status": 0, "ms": round(ms, 1), "ok": True,
                       "detail": "wp_install() from php-cli"}), flush=True)
 

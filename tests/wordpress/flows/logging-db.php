@@ -8,6 +8,8 @@
  *
  * wp-config.php of the run defines:
  *   BERTH_FLOWS_LOG      the jsonl file the statements are appended to
+ *   BERTH_FLOWS_VALUE_LIMIT  optional: values longer are logged as md5:<hex>:<length> (256;
+ *                        0 keeps whole values)
  *   BERTH_FLOWS_BACKEND  'mysql' (stock \wpdb on MariaDB) or 'pgsql' (Berth\Pg\Wpdb, the
  *                        Berth drop-in copied beside this file as berth-pgsql/)
  * The flow label is the request's X-Berth-Flow header (drive.py sends it) or, from the CLI,
@@ -18,8 +20,6 @@ declare(strict_types=1);
 
 trait BerthFlowsLogging
 {
-    /** Values longer than this are logged as their md5 and length: enough to compare. */
-    private static int $valueLimit = 256;
 
     public function query($query)
     {
@@ -63,7 +63,10 @@ trait BerthFlowsLogging
             return null;
         }
         $text = (string) $value;
-        if (strlen($text) <= self::$valueLimit) {
+        // Longer values are logged as their md5 and length (BERTH_FLOWS_VALUE_LIMIT, 0 = keep
+        // all): the corpus stays small, the differ keeps whole values to normalise them.
+        $limit = defined('BERTH_FLOWS_VALUE_LIMIT') ? (int) BERTH_FLOWS_VALUE_LIMIT : 256;
+        if ($limit === 0 || strlen($text) <= $limit) {
             return $text;
         }
         return 'md5:' . md5($text) . ':' . strlen($text);
