@@ -40,9 +40,13 @@ final class Literal extends Expr
 
 final class ColumnRef extends Expr
 {
-    /** column '*' for `t.*` */
-    public function __construct(public ?string $table, public string $column, int $pos = 0)
-    {
+    /** column '*' for `t.*`; schema: the db of db.table.column (rare) */
+    public function __construct(
+        public ?string $table,
+        public string $column,
+        int $pos = 0,
+        public ?string $schema = null
+    ) {
         $this->pos = $pos;
     }
 }
@@ -487,12 +491,16 @@ final class IndexDef extends Node
     /**
      * @param string $kind 'PRIMARY'|'UNIQUE'|'INDEX'|'FULLTEXT'|'SPATIAL'
      * @param array<int, array{name: string, length: ?int, desc: bool}> $columns
+     * @param ?string $using   'BTREE'|'HASH' when written (USING ...)
+     * @param ?string $comment COMMENT '...' when written
      */
     public function __construct(
         public string $kind,
         public ?string $name,
         public array $columns,
-        int $pos = 0
+        int $pos = 0,
+        public ?string $using = null,
+        public ?string $comment = null
     ) {
         $this->pos = $pos;
     }
@@ -503,9 +511,10 @@ final class CreateTable extends Statement
     /**
      * @param ColumnDef[] $columns
      * @param IndexDef[]  $indexes
-     * @param array<string, string> $options keys upper-case: 'ENGINE', 'DEFAULT CHARSET' or
-     *        'CHARSET' (as written, 'CHARACTER SET' becomes 'CHARSET'), 'COLLATE',
-     *        'AUTO_INCREMENT', 'COMMENT', 'ROW_FORMAT', ...; values as written (strings decoded)
+     * @param array<string, string> $options keys upper-case: 'ENGINE', 'CHARSET' ([DEFAULT]
+     *        CHARACTER SET / CHARSET), 'COLLATE' ([DEFAULT] COLLATE), 'AUTO_INCREMENT',
+     *        'COMMENT', 'ROW_FORMAT', 'AVG_ROW_LENGTH', 'MAX_ROWS', 'MIN_ROWS',
+     *        'KEY_BLOCK_SIZE'; values as written (strings decoded)
      */
     public function __construct(
         public string $name,
@@ -524,10 +533,14 @@ final class AlterAction extends Node
 {
     /**
      * kind: 'ADD COLUMN'|'ADD INDEX'|'DROP COLUMN'|'DROP INDEX'|'DROP PRIMARY KEY'|
-     *       'CHANGE COLUMN'|'MODIFY COLUMN'|'RENAME'|'CONVERT CHARSET'|'OPTION'
-     * ADD PRIMARY KEY / ADD UNIQUE KEY / ADD FULLTEXT are 'ADD INDEX' with the IndexDef's kind.
-     * name: old column/index name (CHANGE, DROP), new table name (RENAME).
-     * CONVERT CHARSET: options ['CHARSET' => x, 'COLLATE' => y]; OPTION: table options.
+     *       'CHANGE COLUMN'|'MODIFY COLUMN'|'RENAME'|'CONVERT CHARSET'|'OPTION'|
+     *       'ALTER COLUMN SET DEFAULT'|'ALTER COLUMN DROP DEFAULT'
+     * ADD PRIMARY KEY / ADD UNIQUE KEY / ADD FULLTEXT are 'ADD INDEX' with the IndexDef's kind;
+     * ADD without COLUMN (ADD col type) is 'ADD COLUMN'.
+     * name: old column/index name (CHANGE, DROP, ALTER COLUMN), new table name (RENAME).
+     * CONVERT CHARSET: options ['CHARSET' => x, 'COLLATE' => y]; OPTION: table options (as in
+     * CreateTable). default: the value of ALTER COLUMN c SET DEFAULT v.
+     * CREATE INDEX / DROP INDEX ... ON t are parsed as AlterTable with one such action.
      */
     public function __construct(
         public string $kind,
@@ -537,7 +550,8 @@ final class AlterAction extends Node
         public ?string $after = null,
         public bool $first = false,
         int $pos = 0,
-        public array $options = []
+        public array $options = [],
+        public ?Expr $default = null
     ) {
         $this->pos = $pos;
     }
