@@ -616,6 +616,7 @@ final class Parser
             if ($insert->select === null) {
                 if ($this->acceptWord('VALUES') || $this->acceptWord('VALUE')) {
                     do {
+                        $rowPos = $this->t[$this->i]->pos;
                         $this->expectOp('(');
                         $row = [];
                         if (!$this->isOp(')')) {
@@ -625,7 +626,7 @@ final class Parser
                         }
                         $this->expectOp(')');
                         if ($insert->columns !== [] && count($row) !== count($insert->columns)) {
-                            $this->fail(sprintf(
+                            $this->failAt($rowPos, sprintf(
                                 'a row of %d values for %d columns',
                                 count($row),
                                 count($insert->columns)
