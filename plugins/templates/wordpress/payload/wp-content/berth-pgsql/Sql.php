@@ -1,0 +1,33 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Berth\Pg;
+
+/** PostgreSQL literals and identifiers, written safely (standard_conforming_strings on). */
+final class Sql
+{
+    /** 'text' with quotes doubled; NUL bytes become Nul::STANDIN; invalid UTF-8 is refused. */
+    public static function literal(string $value): string
+    {
+        if (!mb_check_encoding($value, 'UTF-8')) {
+            throw new TranslateError('a string value is not valid UTF-8 (PostgreSQL text holds UTF-8 only)');
+        }
+        return "'" . str_replace("'", "''", Nul::encode($value)) . "'";
+    }
+
+    /** "name" with quotes doubled: MySQL's name, case kept. */
+    public static function ident(string $name): string
+    {
+        return '"' . str_replace('"', '""', $name) . '"';
+    }
+
+    /** A PostgreSQL object name of at most 63 bytes, unique for a longer $name. */
+    public static function shortName(string $name): string
+    {
+        if (strlen($name) <= 63) {
+            return $name;
+        }
+        return substr($name, 0, 50) . '_' . substr(md5($name), 0, 12);
+    }
+}
