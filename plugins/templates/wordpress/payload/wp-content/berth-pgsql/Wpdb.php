@@ -325,7 +325,9 @@ class Wpdb extends \wpdb
             return null;
         }
         if ($translation->catalogChanged) {
-            $this->reloadCatalog();
+            // translate() changed the translator's catalogue in memory already.
+            $this->table_charset = array();
+            $this->col_meta = array();
         }
         $results = $result === null ? Results::empty() : Results::fromPg($result);
         switch ($translation->affected) {
@@ -569,7 +571,10 @@ class Wpdb extends \wpdb
         return Catalog::fromRows($rows === false ? [] : $rows);
     }
 
-    /** DDL rewrote the catalogue rows: the translator goes on with what is stored now. */
+    /**
+     * DDL that failed to run: translate() had applied it to the catalogue in memory already,
+     * so the translator goes on with what is stored.
+     */
     private function reloadCatalog(): void
     {
         if (!$this->dbh instanceof Connection || $this->translator === null) {
