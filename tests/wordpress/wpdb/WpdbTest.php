@@ -208,6 +208,57 @@ final class WpdbTest extends TestCase
         $this->assertSame('', $this->wpdb->last_error, 'a later success clears it');
     }
 
+    public function testDuplicateKeysAreNamedAsMysqlNamesThem(): void
+    {
+        $this->wpdb->suppress_errors();
+        $this->wpdb->query("INSERT INTO t_items (id, name, body) VALUES (7, 'a', '')");
+        $this->assertFalse($this->wpdb->query("INSERT INTO t_items (id, name, body) VALUES (7, 'b', '')"));
+        $this->assertSame("Duplicate entry '7' for key 'PRIMARY'", $this->wpdb->last_error);
+        $this->wpdb->query('CREATE TABLE t_pair (a varchar(10) NOT NULL, b int NOT NULL, UNIQUE KEY pair_of_things (a, b))');
+        $this->wpdb->query("INSERT INTO t_pair (a, b) VALUES ('x', 1)");
+        $this->assertFalse($this->wpdb->query("INSERT INTO t_pair (a, b) VALUES ('x', 1)"));
+        $this->assertSame("Duplicate entry 'x-1' for key 'pair_of_things'", $this->wpdb->last_error);
+    }
+
+    public function testDdlThatFailsChangesNeitherTheTableNorTheCatalogue(): void
+    {
+        $this->wpdb->query("INSERT INTO t_items (name, body, amount) VALUES ('a', '', 1), ('b', '', 1)");
+        $this->wpdb->suppress_errors();
+        // The unique key cannot be built over two equal amounts: the added column goes too.
+        $this->assertFalse($this->wpdb->query('ALTER TABLE t_items ADD COLUMN extra int NOT NULL DEFAULT 0, ADD UNIQUE KEY amount (amount)'));
+        $this->assertStringStartsWith('Duplicate entry', $this->wpdb->last_error);
+        $this->assertNotContains('extra', $this->wpdb->get_col('DESCRIBE t_items'));
+        $this->assertSame('0', pg_fetch_result(pg_query($this->database->inspect(), "SELECT count(*) FROM information_schema.columns WHERE table_name = 't_items' AND column_name = 'extra'"), 0, 0));
+        $this->assertNotFalse($this->wpdb->query('ALTER TABLE t_items ADD COLUMN extra int NOT NULL DEFAULT 0'), $this->wpdb->last_error);
+        $this->assertContains('extra', $this->wpdb->get_col('DESCRIBE t_items'));
+        $this->assertSame('0', $this->wpdb->get_var("SELECT extra FROM t_items WHERE name = 'a'"));
+    }
+
+    public function testReconnectsWhenTheServerDroppedTheConnection(): void
+    {
+        $this->wpdb->query("INSERT INTO t_items (name, body) VALUES ('a', '')");
+        pg_query($this->database->inspect(), "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'wpdb_test'");
+        $this->assertSame('a', $this->wpdb->get_var('SELECT name FROM t_items'));
+        $this->assertSame('', $this->wpdb->last_error);
+    }
+
+    public function testLogsSlowStatementsAndNeverASuccess(): void
+    {
+        $this->wpdb->query("INSERT INTO t_items (name, body) VALUES ('a', '')");
+        $this->wpdb->get_results('SELECT * FROM t_items');
+        $this->assertSame('', trim((string) file_get_contents($this->log)), 'successes are not logged');
+        putenv('BERTH_SLOW_QUERY_MS=0');
+        try {
+            $this->wpdb->get_var("SELECT name FROM t_items\n WHERE name = 'a'");
+        } finally {
+            putenv('BERTH_SLOW_QUERY_MS');
+        }
+        $this->assertMatchesRegularExpression(
+            "/WordPress database slow query \\(\\d+ ms\\): SELECT name FROM t_items WHERE name = 'a'\n\$/",
+            (string) file_get_contents($this->log)
+        );
+    }
+
     public function testAnUnknownConstructFailsLoudlyAndChangesNothing(): void
     {
         $this->wpdb->query("INSERT INTO t_items (name, body) VALUES ('a', 'kept')");

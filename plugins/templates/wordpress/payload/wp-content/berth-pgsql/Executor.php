@@ -76,7 +76,8 @@ final class Executor
         $status = pg_result_status($result);
         if ($status === PGSQL_FATAL_ERROR || $status === PGSQL_BAD_RESPONSE || $status === PGSQL_NONFATAL_ERROR) {
             $failure = PgFailure::fromResult($result);
-            if ($failure->sqlstate === '' && pg_connection_status($this->pg) !== PGSQL_CONNECTION_OK) {
+            // A server restart or pg_terminate_backend() answers 57P01 and closes the socket.
+            if (pg_connection_status($this->pg) !== PGSQL_CONNECTION_OK || str_starts_with($failure->sqlstate, '57P')) {
                 throw PgFailure::connectionLost($failure->getMessage());
             }
             throw $failure;

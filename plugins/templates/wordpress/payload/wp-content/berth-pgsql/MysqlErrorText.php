@@ -12,12 +12,12 @@ namespace Berth\Pg;
 final class MysqlErrorText
 {
     /** @return array{0:int,1:string} MySQL error number and text */
-    public static function of(PgFailure $failure, string $database): array
+    public static function of(PgFailure $failure, string $database, ?Catalog $catalog = null): array
     {
         $message = $failure->getMessage();
         switch ($failure->sqlstate) {
             case '23505':
-                return [1062, self::duplicate($failure)];
+                return [1062, self::duplicate($failure, $catalog)];
             case '42P01':
                 $table = self::quoted($message) ?? $failure->table;
                 return [1146, "Table '$database.$table' doesn't exist"];
@@ -48,13 +48,13 @@ final class MysqlErrorText
     }
 
     /** MariaDB: Duplicate entry 'a-b' for key 'name' (the values of a composite key joined by '-'). */
-    private static function duplicate(PgFailure $failure): string
+    private static function duplicate(PgFailure $failure, ?Catalog $catalog): string
     {
         $entry = '';
         if (preg_match('/^Key \((.*)\)=\((.*)\) already exists\.?$/s', $failure->detail, $m)) {
             $entry = self::joinValues($m[1], $m[2]);
         }
-        return "Duplicate entry '$entry' for key '" . self::keyName($failure) . "'";
+        return "Duplicate entry '$entry' for key '" . self::keyName($failure, $catalog) . "'";
     }
 
     /** PostgreSQL lists a composite key's values comma-separated; MySQL joins them by '-'. */
@@ -68,9 +68,16 @@ final class MysqlErrorText
         return count($parts) === $count ? implode('-', $parts) : $values;
     }
 
-    private static function keyName(PgFailure $failure): string
+    private static function keyName(PgFailure $failure, ?Catalog $catalog): string
     {
         $name = $failure->constraint;
+        // The catalogue knows the MySQL name behind each PostgreSQL index name.
+        $table = $catalog?->table($failure->table);
+        foreach ($table['indexes'] ?? [] as $index) {
+            if (($index['pg'] ?? null) === $name && $name !== '') {
+                return $index['kind'] === 'PRIMARY' ? 'PRIMARY' : (string) $index['name'];
+            }
+        }
         if ($name === '' || str_ends_with($name, '_pkey')) {
             return 'PRIMARY';
         }

@@ -309,7 +309,7 @@ class Wpdb extends \wpdb
             if ($translation->catalogChanged) {
                 $this->reloadCatalog();
             }
-            [, $text] = MysqlErrorText::of($failure, $this->databaseName);
+            [, $text] = MysqlErrorText::of($failure, $this->databaseName, $this->translator->catalog());
             if ($failure->isConnectionLost()) {
                 $this->connectionLost = true;
                 $this->last_error = $text;
