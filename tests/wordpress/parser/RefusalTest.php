@@ -55,6 +55,8 @@ final class RefusalTest extends TestCase
             'TRIM LEADING' => ["SELECT TRIM(LEADING 'x' FROM a)", 12, 'TRIM(LEADING'],
             'START TRANSACTION options' => ['START TRANSACTION READ ONLY', 18, 'START TRANSACTION options'],
             'SET TRANSACTION' => ['SET TRANSACTION ISOLATION LEVEL READ COMMITTED', 4, 'SET TRANSACTION'],
+            'charset introducer' => ["SELECT _binary'abc'", 7, 'character set introducers'],
+            'national string' => ["SELECT N'abc'", 7, 'character set introducers'],
             'multi-table DELETE with LIMIT' => ['DELETE a FROM t a, u WHERE 1 LIMIT 1', 29, 'LIMIT in a multi-table DELETE'],
         ];
     }
@@ -84,6 +86,27 @@ final class RefusalTest extends TestCase
                 $e->getMessage()
             );
         }
+    }
+
+    public function testDeepNestingIsRefusedNotACrash(): void
+    {
+        $parser = new Parser();
+        $ok = 'SELECT ' . str_repeat('(', 150) . '1' . str_repeat(')', 150);
+        $this->assertSame($ok, $parser->parse($ok)->sql);
+        foreach ([
+            'SELECT ' . str_repeat('(', 5000) . '1' . str_repeat(')', 5000) => 'expressions nested more than 200 deep',
+            str_repeat('(', 5000) . 'SELECT 1' . str_repeat(')', 5000) => 'statements nested more than 200 deep',
+            'SELECT * FROM ' . str_repeat('(', 5000) . 't' . str_repeat(')', 5000) => 'table references nested more than 200 deep',
+        ] as $sql => $reason) {
+            try {
+                $parser->parse($sql);
+                $this->fail('parsed');
+            } catch (ParseError $e) {
+                $this->assertSame($reason, $e->reason);
+            }
+        }
+        // Long chains of unary operators are loops, not recursion.
+        $this->assertSame('x', $parser->parse('SELECT ' . str_repeat('- ', 10000) . '1 AS x')->columns[0]->alias);
     }
 
     public function testTheParserIsReusableAfterAnError(): void

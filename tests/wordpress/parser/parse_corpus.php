@@ -5,13 +5,15 @@
  * mean parse time per statement (µs), for the translator's cost benchmark.
  *
  * Usage: php parse_corpus.php [corpus.jsonl] [--repeat=N] [--failures]
+ * (default corpus: tests/wordpress/data/wordpress-6.1.9-queries.jsonl; run PHP with
+ * -d opcache.enable_cli=1 to measure as php-cgi runs with opcache)
  */
 
 declare(strict_types=1);
 
 require __DIR__ . '/../../../plugins/templates/wordpress/payload/wp-content/berth-pgsql/autoload.php';
 
-$file = __DIR__ . '/../../../../shared/data/wordpress-6.1.9-queries.jsonl';
+$file = __DIR__ . '/../data/wordpress-6.1.9-queries.jsonl';
 $repeat = 5;
 $showFailures = false;
 foreach (array_slice($argv, 1) as $arg) {

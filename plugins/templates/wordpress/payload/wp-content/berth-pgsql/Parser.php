@@ -118,7 +118,11 @@ final class Parser
         'enum' => 1, 'set' => 1, 'json' => 1,
     ];
 
+    /** How deep expressions may nest. */
+    private const MAX_DEPTH = 200;
+
     private string $sql = '';
+    private int $depth = 0;
     /** @var Token[] */
     private array $t = [];
     private int $i = 0;
@@ -135,6 +139,7 @@ final class Parser
         $this->sql = $sql;
         $this->t = $this->lexer->tokenize($sql);
         $this->i = 0;
+        $this->depth = 0;
         $statement = $this->statement();
         $this->acceptOp(';');
         $tok = $this->t[$this->i];
@@ -209,6 +214,9 @@ final class Parser
 
     private function selectStatement(): Ast\Select
     {
+        if (++$this->depth > self::MAX_DEPTH) {
+            $this->fail('statements nested more than ' . self::MAX_DEPTH . ' deep');
+        }
         $pos = $this->t[$this->i]->pos;
         [$head, $headParens] = $this->selectTerm();
         $unions = [];
@@ -230,6 +238,7 @@ final class Parser
         }
         $this->orderLimitLock($head);
         $head->pos = $pos;
+        $this->depth--;
         return $head;
     }
 
@@ -521,7 +530,11 @@ final class Parser
                 return new Ast\DerivedTable($query, $alias, $tok->pos);
             }
             $this->i++;
+            if (++$this->depth > self::MAX_DEPTH) {
+                $this->fail('table references nested more than ' . self::MAX_DEPTH . ' deep');
+            }
             $refs = $this->tableReferences();
+            $this->depth--;
             $this->expectOp(')');
             $ref = array_shift($refs);
             foreach ($refs as $more) {
@@ -1600,6 +1613,21 @@ final class Parser
     /** expr: OR / || (lowest), then XOR, AND / &&, NOT, then boolPrimary. */
     private function expr(): Expr
     {
+        // Fast path for the long value lists of INSERT ... VALUES and IN (...): a lone literal
+        // before "," or ")" is the whole expression (nothing binds across those).
+        $tok = $this->t[$this->i];
+        if ($tok->type === Token::STRING || $tok->type === Token::NUMBER) {
+            $next = $this->t[$this->i + 1];
+            if ($next->type === Token::OP && ($next->value === ',' || $next->value === ')')) {
+                $this->i++;
+                return new Ast\Literal($tok->type === Token::STRING ? 'string' : 'number', $tok->value, $tok->pos);
+            }
+        }
+        // Nesting (parentheses, subqueries, function arguments) comes back here: bound it so a
+        // hostile statement cannot exhaust PHP's stack.
+        if (++$this->depth > self::MAX_DEPTH) {
+            $this->fail('expressions nested more than ' . self::MAX_DEPTH . ' deep');
+        }
         $left = $this->xorExpr();
         while (true) {
             $tok = $this->t[$this->i];
@@ -1608,6 +1636,7 @@ final class Parser
                 $left = new Ast\Binary('OR', $left, $this->xorExpr(), $left->pos);
                 continue;
             }
+            $this->depth--;
             return $left;
         }
     }
@@ -1638,16 +1667,25 @@ final class Parser
 
     private function notExpr(): Expr
     {
-        $tok = $this->t[$this->i];
-        if ($tok->type === Token::WORD && $tok->upper === 'NOT') {
+        $nots = [];
+        while (true) {
+            $tok = $this->t[$this->i];
+            if ($tok->type !== Token::WORD || $tok->upper !== 'NOT') {
+                break;
+            }
             $next = $this->t[$this->i + 1];
             // NOT EXISTS is a primary; a plain NOT negates the whole comparison after it.
-            if (!($next->type === Token::WORD && $next->upper === 'EXISTS')) {
-                $this->i++;
-                return new Ast\Unary('NOT', $this->notExpr(), $tok->pos);
+            if ($next->type === Token::WORD && $next->upper === 'EXISTS') {
+                break;
             }
+            $this->i++;
+            $nots[] = $tok->pos;
         }
-        return $this->boolPrimary();
+        $expr = $this->boolPrimary();
+        for ($k = count($nots) - 1; $k >= 0; $k--) {
+            $expr = new Ast\Unary('NOT', $expr, $nots[$k]);
+        }
+        return $expr;
     }
 
     /** Comparisons and IS tests, left-associative over predicates. */
@@ -1772,21 +1810,30 @@ final class Parser
     /** Unary - + ~ ! and BINARY, then a primary with its COLLATE. */
     private function unary(): Expr
     {
-        $tok = $this->t[$this->i];
-        if ($tok->type === Token::OP) {
-            $v = $tok->value;
-            if ($v === '-' || $v === '+' || $v === '~' || $v === '!') {
-                $this->i++;
-                return new Ast\Unary($v, $this->unary(), $tok->pos);
+        $ops = [];
+        while (true) {
+            $tok = $this->t[$this->i];
+            if ($tok->type === Token::OP) {
+                $v = $tok->value;
+                if ($v !== '-' && $v !== '+' && $v !== '~' && $v !== '!') {
+                    break;
+                }
+            } elseif ($tok->type === Token::WORD && $tok->upper === 'BINARY' && !$this->isOpAt($this->i + 1, '(')) {
+                $v = 'BINARY';
+            } else {
+                break;
             }
-        } elseif ($tok->type === Token::WORD && $tok->upper === 'BINARY' && !$this->isOpAt($this->i + 1, '(')) {
             $this->i++;
-            return new Ast\Unary('BINARY', $this->unary(), $tok->pos);
+            $ops[] = $tok;
         }
         $expr = $this->primary();
         while ($this->isWord('COLLATE')) {
             $this->i++;
             $expr = new Ast\Collate($expr, $this->nameValue(), $expr->pos);
+        }
+        for ($k = count($ops) - 1; $k >= 0; $k--) {
+            $op = $ops[$k];
+            $expr = new Ast\Unary($op->type === Token::OP ? $op->value : 'BINARY', $expr, $op->pos);
         }
         return $expr;
     }
@@ -1897,6 +1944,10 @@ final class Parser
         }
         if (isset(self::RESERVED[$upper])) {
             $this->fail('unexpected keyword ' . $upper);
+        }
+        if ($next->type === Token::STRING && ($upper === 'N' || $upper[0] === '_')) {
+            // _utf8mb4'x', _binary'x', N'x': read as a column with an alias, they would be wrong.
+            $this->fail('character set introducers (' . $tok->value . '\'...\') are not supported');
         }
         return $this->columnRef();
     }

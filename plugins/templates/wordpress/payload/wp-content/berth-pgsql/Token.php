@@ -29,13 +29,26 @@ final class Token
     /** The end of the statement. */
     public const END = 9;
 
-    public function __construct(
-        public int $type,
-        public string $value,
-        public string $upper,
-        public int $pos,
-        public int $end
-    ) {
+    /** @var int one of the constants above */
+    public $type;
+    /** @var string */
+    public $value;
+    /** @var string */
+    public $upper;
+    /** @var int byte offset of the token's first byte */
+    public $pos;
+    /** @var int byte offset just after the token */
+    public $end;
+
+    // The properties are untyped on purpose: a token is made for every word of every query,
+    // and typed-property checks make that measurably slower (the constructor's types stand).
+    public function __construct(int $type, string $value, string $upper, int $pos, int $end)
+    {
+        $this->type = $type;
+        $this->value = $value;
+        $this->upper = $upper;
+        $this->pos = $pos;
+        $this->end = $end;
     }
 
     public static function typeName(int $type): string
