@@ -66,8 +66,8 @@ final class DmlWriter
                     }
                     return $v->sql;
                 }
-                if ($v->number) {
-                    return Sql::literal(trim($v->sql, "'"));
+                if ($v->number && $v->type !== 'float') {
+                    return Sql::literal($v->sql);
                 }
                 return $this->writer->text($v);
         }

@@ -249,8 +249,17 @@ final class SelectWriter
             }
             $scope->grouped = $grouped;
         }
-        $having = $s->having !== null
-            ? ' HAVING ' . $this->writer->bool($this->writer->expr($s->having, $scope, 'having clause')) : '';
+        $having = '';
+        if ($s->having !== null) {
+            $condition = $this->writer->bool($this->writer->expr($s->having, $scope, 'having clause'));
+            if ($grouping) {
+                $having = ' HAVING ' . $condition;
+            } else {
+                // MySQL's HAVING without grouping filters rows (select-list aliases allowed);
+                // PostgreSQL's would make the query one group.
+                $where = ($where === '' ? ' WHERE ' : $where . ' AND ') . $condition;
+            }
+        }
 
         $distinct = $s->distinct;
         $order = [];
