@@ -38,6 +38,11 @@ class Wpdb extends \wpdb
     {
         $this->is_mysql = true;
         $this->connectError = '';
+        if ($this->dbh instanceof Connection) {
+            // A reconnect: the old session is gone or going.
+            $this->dbh->close();
+            $this->dbh = null;
+        }
         $connection = null;
         try {
             $url = ConnectionUrl::parse(self::databaseUrl());
@@ -283,6 +288,7 @@ class Wpdb extends \wpdb
     private function execute(string $query): ?array
     {
         $this->connectionLost = false;
+        $this->result = false;
         if ($this->translator === null || !$this->dbh instanceof Connection) {
             $this->connectionLost = true;
             $this->last_error = 'MySQL server has gone away';
@@ -298,8 +304,8 @@ class Wpdb extends \wpdb
             return null;
         }
 
-        $this->result = true;
         if ($translation->kind === 'answer') {
+            $this->result = true;
             return ['results' => Results::fromAnswer($translation->answer ?? []), 'affected' => 0, 'insertId' => null];
         }
         $control = in_array($translation->kind, ['begin', 'commit', 'rollback', 'savepoint'], true);
@@ -324,6 +330,7 @@ class Wpdb extends \wpdb
             }
             return null;
         }
+        $this->result = true;
         if ($translation->catalogChanged) {
             // translate() changed the translator's catalogue in memory already.
             $this->table_charset = array();
