@@ -89,6 +89,13 @@ final class Parser
         '*' => 5, '/' => 5, '%' => 5, 'DIV' => 5, 'MOD' => 5, '^' => 6,
     ];
 
+    /** Words that continue an expression after an operand (operators and predicates). */
+    private const OPERATOR_WORDS = [
+        'OR' => 1, 'XOR' => 1, 'AND' => 1, 'NOT' => 1, 'IS' => 1, 'IN' => 1, 'BETWEEN' => 1,
+        'LIKE' => 1, 'REGEXP' => 1, 'RLIKE' => 1, 'SOUNDS' => 1, 'MEMBER' => 1, 'DIV' => 1,
+        'MOD' => 1, 'COLLATE' => 1, 'ESCAPE' => 1,
+    ];
+
     private const COMPARISONS = [
         '=' => '=', '<=>' => '<=>', '!=' => '!=', '<>' => '!=', '<' => '<', '<=' => '<=',
         '>' => '>', '>=' => '>=',
@@ -1613,14 +1620,16 @@ final class Parser
     /** expr: OR / || (lowest), then XOR, AND / &&, NOT, then boolPrimary. */
     private function expr(): Expr
     {
-        // Fast path for the long value lists of INSERT ... VALUES and IN (...): a lone literal
-        // before "," or ")" is the whole expression (nothing binds across those).
-        $tok = $this->t[$this->i];
-        if ($tok->type === Token::STRING || $tok->type === Token::NUMBER) {
-            $next = $this->t[$this->i + 1];
-            if ($next->type === Token::OP && ($next->value === ',' || $next->value === ')')) {
-                $this->i++;
-                return new Ast\Literal($tok->type === Token::STRING ? 'string' : 'number', $tok->value, $tok->pos);
+        // Fast path: a lone literal or column followed by something no operator level takes
+        // (",", ")", a keyword such as FROM or AS, the end) is the whole expression. Most
+        // expressions WordPress writes are such (value lists, select lists, ORDER BY ...).
+        $after = $this->leafEnd();
+        if ($after > 0) {
+            $next = $this->t[$after];
+            if ($next->type === Token::OP
+                ? ($next->value === ',' || $next->value === ')' || $next->value === ';')
+                : ($next->type !== Token::WORD || !isset(self::OPERATOR_WORDS[$next->upper]))) {
+                return $this->leaf($after);
             }
         }
         // Nesting (parentheses, subqueries, function arguments) comes back here: bound it so a
@@ -1787,7 +1796,21 @@ final class Parser
     /** | & << >> + - * / DIV % MOD ^ by precedence climbing. */
     private function bitExpr(int $min): Expr
     {
-        $left = $this->unary();
+        // Fast path: a literal or column not followed by a bit operator or COLLATE (the common
+        // operand of a comparison) needs neither unary() nor primary().
+        $after = $this->leafEnd();
+        if ($after > 0) {
+            $next = $this->t[$after];
+            if ($next->type === Token::OP
+                ? !isset(self::BIT_OPS[$next->value])
+                : ($next->type !== Token::WORD || ($next->upper !== 'DIV' && $next->upper !== 'MOD' && $next->upper !== 'COLLATE'))) {
+                $left = $this->leaf($after);
+            } else {
+                $left = $this->unary();
+            }
+        } else {
+            $left = $this->unary();
+        }
         while (true) {
             $tok = $this->t[$this->i];
             if ($tok->type === Token::OP) {
@@ -1805,6 +1828,61 @@ final class Parser
             $right = $this->bitExpr($prec + 1);
             $left = new Ast\Binary($op === 'MOD' ? '%' : $op, $left, $right, $left->pos);
         }
+    }
+
+    /**
+     * Where a plain leaf starting at the current token ends (the index of the token after it),
+     * or 0: a string or number literal, or a column `c` / `t.c` that is not a function call or
+     * anything else primary() treats specially.
+     */
+    private function leafEnd(): int
+    {
+        $i = $this->i;
+        $tok = $this->t[$i];
+        $type = $tok->type;
+        if ($type === Token::STRING || $type === Token::NUMBER) {
+            return $i + 1;
+        }
+        if ($type === Token::WORD) {
+            if (isset(self::RESERVED[$tok->upper])) {
+                return 0;
+            }
+        } elseif ($type !== Token::QUOTED_IDENT) {
+            return 0;
+        }
+        $next = $this->t[$i + 1];
+        if ($next->type === Token::OP) {
+            if ($next->value === '(') {
+                return 0;   // a function call
+            }
+            if ($next->value === '.') {
+                $column = $this->t[$i + 2];
+                if ($column->type !== Token::WORD && $column->type !== Token::QUOTED_IDENT) {
+                    return 0;   // t.*
+                }
+                $after = $this->t[$i + 3];
+                return $after->type === Token::OP && $after->value === '.' ? 0 : $i + 3;
+            }
+        } elseif ($next->type === Token::STRING) {
+            return 0;   // DATE '...', _charset'...'
+        }
+        return $i + 1;
+    }
+
+    /** Builds the leaf leafEnd() found and moves past it. */
+    private function leaf(int $after): Expr
+    {
+        $tok = $this->t[$this->i];
+        $this->i = $after;
+        if ($tok->type === Token::STRING) {
+            return new Ast\Literal('string', $tok->value, $tok->pos);
+        }
+        if ($tok->type === Token::NUMBER) {
+            return new Ast\Literal('number', $tok->value, $tok->pos);
+        }
+        return $this->t[$after - 1] === $tok
+            ? new Ast\ColumnRef(null, $tok->value, $tok->pos)
+            : new Ast\ColumnRef($tok->value, $this->t[$after - 1]->value, $tok->pos);
     }
 
     /** Unary - + ~ ! and BINARY, then a primary with its COLLATE. */
