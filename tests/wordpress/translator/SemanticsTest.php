@@ -309,6 +309,47 @@ final class SemanticsTest extends TestCase
         $this->q('DROP TABLE wp_alter2');
         $this->assertSame([], $this->q("SHOW TABLES LIKE 'wp_alter2'")['rows']);
     }
+
+    public function testSetupRunsAgainAsTheProjectRole(): void
+    {
+        foreach (\Berth\Pg\Translator::setupSql() as $sql) {
+            self::$db->exec($sql);
+        }
+        $this->assertSame('5', $this->value("SELECT CAST(' 5 apples' AS SIGNED)"));
+    }
+
+    public function testOnUpdateCurrentTimestampAndTruncate(): void
+    {
+        $this->q('CREATE TABLE wp_stamped ( id int(11) NOT NULL AUTO_INCREMENT, v varchar(10) NOT NULL,
+            changed timestamp NOT NULL DEFAULT CURRENT_TIMESTAMP ON UPDATE CURRENT_TIMESTAMP, PRIMARY KEY (id) )');
+        $columns = $this->q('DESCRIBE wp_stamped')['rows'];
+        $this->assertSame(['Field' => 'changed', 'Type' => 'timestamp', 'Null' => 'NO', 'Key' => '', 'Default' => 'current_timestamp()',
+            'Extra' => 'on update current_timestamp()'], $columns[2]);
+        $this->assertSame('int(11)', $columns[0]['Type']);
+        $this->q("INSERT INTO wp_stamped (v) VALUES ('a')");
+        $this->q("UPDATE wp_stamped SET changed = '2001-01-01 00:00:00' WHERE id = 1");
+        $this->assertSame(0, $this->q("UPDATE wp_stamped SET v = 'a' WHERE id = 1")['affected'], 'nothing changes, nothing is stamped');
+        $this->assertSame('2001-01-01 00:00:00', $this->value('SELECT changed FROM wp_stamped WHERE id = 1'));
+        $this->assertSame(1, $this->q("UPDATE wp_stamped SET v = 'b' WHERE id = 1")['affected']);
+        $this->assertSame('1', $this->value('SELECT changed > NOW() - INTERVAL 1 HOUR FROM wp_stamped WHERE id = 1'));
+        $this->q('TRUNCATE TABLE wp_stamped');
+        $this->assertSame('1', $this->q("INSERT INTO wp_stamped (v) VALUES ('c')")['insertId'], 'TRUNCATE restarts the counter');
+        $this->q('DROP TABLE IF EXISTS wp_stamped, wp_never_made');
+        $this->assertFalse(self::$db->translator->catalog()->has('wp_stamped'));
+    }
+
+    public function testTransactionsAndSessionStatements(): void
+    {
+        $this->assertSame(['BEGIN'], self::$db->translator->translate('START TRANSACTION')->sql);
+        $this->assertSame('savepoint', self::$db->translator->translate('SAVEPOINT sp1')->kind);
+        $this->assertSame(['ROLLBACK TO SAVEPOINT "sp1"'], self::$db->translator->translate('ROLLBACK TO SAVEPOINT sp1')->sql);
+        $this->assertSame(['COMMIT'], self::$db->translator->translate('COMMIT')->sql);
+        $this->assertSame('set', self::$db->translator->translate("SET NAMES 'utf8mb4' COLLATE 'utf8mb4_unicode_520_ci'")->kind);
+        $this->assertSame('utf8mb4_unicode_520_ci', $this->value('SELECT @@collation_connection'));
+        $this->q("SET @marker = 'm1'");
+        $this->assertSame('m1', $this->value('SELECT @marker'));
+        $this->assertSame('noop', self::$db->translator->translate('LOCK TABLES wp_options WRITE')->kind);
+    }
 }
 
 /** An object whose serialized form carries NUL bytes (private and protected properties). */
