@@ -651,7 +651,10 @@ final class Transaction extends Statement
 /** LOCK TABLES t [AS a] READ|WRITE, ... and UNLOCK TABLES (tables []). */
 final class LockTables extends Statement
 {
-    /** @param array<int, array{table: string, alias: ?string, mode: string}> $tables mode 'READ'|'WRITE'|'READ LOCAL'|'LOW_PRIORITY WRITE' */
+    /**
+     * @param array<int, array{table: string, alias: ?string, mode: string}> $tables
+     *        mode 'READ'|'WRITE'|'READ LOCAL'|'LOW_PRIORITY WRITE'
+     */
     public function __construct(public bool $unlock, public array $tables = [], int $pos = 0)
     {
         $this->pos = $pos;

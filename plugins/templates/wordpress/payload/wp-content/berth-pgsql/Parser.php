@@ -96,6 +96,14 @@ final class Parser
         'MOD' => 1, 'COLLATE' => 1, 'ESCAPE' => 1,
     ];
 
+    /** Words that continue a bit expression right after its operand. */
+    private const AFTER_OPERAND_WORDS = ['DIV' => 1, 'MOD' => 1, 'COLLATE' => 1];
+
+    private const REFUSED_COLUMN_ATTRIBUTES = [
+        'GENERATED' => 1, 'AS' => 1, 'REFERENCES' => 1, 'CHECK' => 1, 'COLUMN_FORMAT' => 1,
+        'STORAGE' => 1, 'BINARY' => 1, 'INVISIBLE' => 1, 'VISIBLE' => 1,
+    ];
+
     private const COMPARISONS = [
         '=' => '=', '<=>' => '<=>', '!=' => '!=', '<>' => '!=', '<' => '<', '<=' => '<=',
         '>' => '>', '>=' => '>=',
@@ -594,7 +602,10 @@ final class Parser
         $verbTok = $this->t[$this->i++];
         $ignore = false;
         while (true) {
-            if ($this->acceptWord('LOW_PRIORITY') || $this->acceptWord('DELAYED') || $this->acceptWord('HIGH_PRIORITY')) {
+            if (
+                $this->acceptWord('LOW_PRIORITY') || $this->acceptWord('DELAYED')
+                || $this->acceptWord('HIGH_PRIORITY')
+            ) {
                 continue;
             }
             if ($verbTok->upper === 'INSERT' && $this->acceptWord('IGNORE')) {
@@ -842,7 +853,13 @@ final class Parser
     {
         $pos = $this->expectWord('CREATE')->pos;
         $temporary = $this->acceptWord('TEMPORARY');
-        if (!$temporary && ($this->isWord('UNIQUE') || $this->isWord('FULLTEXT') || $this->isWord('SPATIAL') || $this->isWord('INDEX'))) {
+        if (
+            !$temporary
+            && (
+                $this->isWord('UNIQUE') || $this->isWord('FULLTEXT') || $this->isWord('SPATIAL')
+                || $this->isWord('INDEX')
+            )
+        ) {
             return $this->createIndex($pos);
         }
         if (!$this->acceptWord('TABLE')) {
@@ -1089,7 +1106,7 @@ final class Parser
                     break;
                 default:
                     $this->i--;
-                    if (in_array($tok->upper, ['GENERATED', 'AS', 'REFERENCES', 'CHECK', 'COLUMN_FORMAT', 'STORAGE', 'BINARY', 'INVISIBLE', 'VISIBLE'], true)) {
+                    if (isset(self::REFUSED_COLUMN_ATTRIBUTES[$tok->upper])) {
                         $this->fail('column attribute ' . $tok->upper . ' is not supported');
                     }
                     break 2;
@@ -1196,7 +1213,8 @@ final class Parser
                     if ($this->isOp('(')) {
                         $this->fail('ADD COLUMN (list) is not supported');
                     }
-                    $action = new Ast\AlterAction('ADD COLUMN', $this->columnDefinition($this->identifier()), pos: $pos);
+                    $column = $this->columnDefinition($this->identifier());
+                    $action = new Ast\AlterAction('ADD COLUMN', $column, pos: $pos);
                     $this->columnPosition($action);
                     return $action;
                 }
@@ -1228,7 +1246,8 @@ final class Parser
                 $this->i++;
                 $this->acceptWord('COLUMN');
                 $old = $this->identifier();
-                $action = new Ast\AlterAction('CHANGE COLUMN', $this->columnDefinition($this->identifier()), name: $old, pos: $pos);
+                $column = $this->columnDefinition($this->identifier());
+                $action = new Ast\AlterAction('CHANGE COLUMN', $column, name: $old, pos: $pos);
                 $this->columnPosition($action);
                 return $action;
             case 'MODIFY':
@@ -1460,7 +1479,8 @@ final class Parser
     {
         $pos = $this->t[$this->i++]->pos;
         $tok = $this->t[$this->i];
-        if ($tok->type === Token::WORD && in_array($tok->upper, ['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'REPLACE', 'EXTENDED', 'PARTITIONS', 'FORMAT', 'ANALYZE'], true)) {
+        $explained = ['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'REPLACE', 'EXTENDED', 'PARTITIONS', 'FORMAT', 'ANALYZE'];
+        if ($tok->type === Token::WORD && in_array($tok->upper, $explained, true)) {
             $this->fail('EXPLAIN of a statement is not supported');
         }
         $table = $this->tableIdent('DESCRIBE');
@@ -1469,7 +1489,10 @@ final class Parser
         if ($tok->type === Token::STRING) {
             $this->i++;
             $column = $tok->value;
-        } elseif ($tok->type === Token::QUOTED_IDENT || ($tok->type === Token::WORD && !isset(self::RESERVED[$tok->upper]))) {
+        } elseif (
+            $tok->type === Token::QUOTED_IDENT
+            || ($tok->type === Token::WORD && !isset(self::RESERVED[$tok->upper]))
+        ) {
             $this->i++;
             $column = $tok->value;
         }
@@ -1640,7 +1663,10 @@ final class Parser
         $left = $this->xorExpr();
         while (true) {
             $tok = $this->t[$this->i];
-            if (($tok->type === Token::WORD && $tok->upper === 'OR') || ($tok->type === Token::OP && $tok->value === '||')) {
+            if (
+                ($tok->type === Token::WORD && $tok->upper === 'OR')
+                || ($tok->type === Token::OP && $tok->value === '||')
+            ) {
                 $this->i++;
                 $left = new Ast\Binary('OR', $left, $this->xorExpr(), $left->pos);
                 continue;
@@ -1665,7 +1691,10 @@ final class Parser
         $left = $this->notExpr();
         while (true) {
             $tok = $this->t[$this->i];
-            if (($tok->type === Token::WORD && $tok->upper === 'AND') || ($tok->type === Token::OP && $tok->value === '&&')) {
+            if (
+                ($tok->type === Token::WORD && $tok->upper === 'AND')
+                || ($tok->type === Token::OP && $tok->value === '&&')
+            ) {
                 $this->i++;
                 $left = new Ast\Binary('AND', $left, $this->notExpr(), $left->pos);
                 continue;
@@ -1706,8 +1735,11 @@ final class Parser
             if ($tok->type === Token::OP && isset(self::COMPARISONS[$tok->value])) {
                 $this->i++;
                 $next = $this->t[$this->i];
-                if ($next->type === Token::WORD && ($next->upper === 'ANY' || $next->upper === 'ALL' || $next->upper === 'SOME')
-                    && $this->isOpAt($this->i + 1, '(')) {
+                if (
+                    $next->type === Token::WORD
+                    && ($next->upper === 'ANY' || $next->upper === 'ALL' || $next->upper === 'SOME')
+                    && $this->isOpAt($this->i + 1, '(')
+                ) {
                     $this->fail('comparisons with ' . $next->upper . ' (subquery) are not supported');
                 }
                 $left = new Ast\Binary(self::COMPARISONS[$tok->value], $left, $this->predicate(), $left->pos);
@@ -1717,7 +1749,10 @@ final class Parser
                 $this->i++;
                 $not = $this->acceptWord('NOT');
                 $what = $this->t[$this->i];
-                if ($what->type !== Token::WORD || !in_array($what->upper, ['NULL', 'TRUE', 'FALSE', 'UNKNOWN'], true)) {
+                if (
+                    $what->type !== Token::WORD
+                    || !in_array($what->upper, ['NULL', 'TRUE', 'FALSE', 'UNKNOWN'], true)
+                ) {
                     $this->fail('expected NULL, TRUE, FALSE or UNKNOWN after IS');
                 }
                 $this->i++;
@@ -1801,9 +1836,11 @@ final class Parser
         $after = $this->leafEnd();
         if ($after > 0) {
             $next = $this->t[$after];
-            if ($next->type === Token::OP
+            if (
+                $next->type === Token::OP
                 ? !isset(self::BIT_OPS[$next->value])
-                : ($next->type !== Token::WORD || ($next->upper !== 'DIV' && $next->upper !== 'MOD' && $next->upper !== 'COLLATE'))) {
+                : ($next->type !== Token::WORD || !isset(self::AFTER_OPERAND_WORDS[$next->upper]))
+            ) {
                 $left = $this->leaf($after);
             } else {
                 $left = $this->unary();
@@ -2278,7 +2315,10 @@ final class Parser
     {
         [$schema, $name] = $this->qualifiedName();
         if ($schema !== null) {
-            $this->failAt($this->t[$this->i - 3]->pos, 'a database-qualified table name in ' . $where . ' is not supported');
+            $this->failAt(
+                $this->t[$this->i - 3]->pos,
+                'a database-qualified table name in ' . $where . ' is not supported'
+            );
         }
         return $name;
     }
