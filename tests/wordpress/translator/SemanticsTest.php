@@ -192,6 +192,9 @@ final class SemanticsTest extends TestCase
         $this->assertSame('1', $this->value("SELECT COUNT(*) FROM wp_options WHERE option_name LIKE 'rss%' AND option_name NOT REGEXP '^rss_[0-9a-f]{32}(_ts)?$'"));
         $this->assertSame('1', $this->value("SELECT 'the word here' REGEXP '[[:<:]]word[[:>:]]'"));
         $this->assertSame('0', $this->value("SELECT 'the words here' REGEXP '[[:<:]]word[[:>:]]'"));
+        $this->assertSame('0', $this->value("SELECT 'ABC' REGEXP BINARY 'abc'"), 'BINARY makes it case-sensitive');
+        $this->assertSame('1', $this->value("SELECT CAST('ABC' AS BINARY) REGEXP 'AB'"));
+        $this->assertSame('0', $this->value("SELECT 'ABC' LIKE BINARY 'abc'"));
         $this->assertSame(2, $this->q("DELETE FROM wp_options WHERE option_name REGEXP '^RSS_[0-9a-f]{32}(_ts)?$'")['affected'], 'case-insensitive as MySQL');
     }
 

@@ -209,7 +209,7 @@ final class ExpressionWriter
                 $x = $this->expr($e->expr, $scope, $clause);
                 $collation = str_ends_with(strtolower($e->collation), '_bin') || strtolower($e->collation) === 'binary'
                     ? '"C"' : 'berth_mysql_ci';
-                return new Typed('(' . $this->text($x) . ' COLLATE ' . $collation . ')', 'text');
+                return new Typed('(' . $this->text($x) . ' COLLATE ' . $collation . ')', 'text', null, false, true, $collation === '"C"');
             case $e instanceof Ast\Tuple:
                 $items = array_map(fn (Ast\Expr $i): string => $this->expr($i, $scope, $clause)->sql, $e->items);
                 return new Typed('(' . implode(', ', $items) . ')', 'tuple');
@@ -444,7 +444,7 @@ final class ExpressionWriter
             case '~':
                 return new Typed('(~(' . $this->num($x) . ')::bigint)', 'int');
             case 'BINARY':
-                return new Typed('(' . $this->text($x) . ' COLLATE "C")', 'text', $x->string);
+                return new Typed('(' . $this->text($x) . ' COLLATE "C")', 'text', $x->string, false, $x->nullable, true);
         }
         throw new TranslateError('the operator ' . $e->op);
     }
@@ -452,9 +452,16 @@ final class ExpressionWriter
     /** LIKE: case-insensitive as under MySQL's _ci collations (ILIKE on an ICU collation). */
     private function like(Ast\Like $e, Scope $scope, string $clause): Typed
     {
-        $left = $this->text($this->expr($e->left, $scope, $clause));
-        $pattern = $this->text($this->expr($e->pattern, $scope, $clause));
-        $sql = '(' . $left . ' COLLATE berth_mysql_like ' . ($e->not ? 'NOT ILIKE ' : 'ILIKE ') . $pattern;
+        $l = $this->expr($e->left, $scope, $clause);
+        $p = $this->expr($e->pattern, $scope, $clause);
+        $left = $this->text($l);
+        $pattern = $this->text($p);
+        if ($l->binary || $p->binary) {
+            // LIKE BINARY / a _bin side: MySQL compares byte for byte.
+            $sql = '(' . $left . ' COLLATE "C" ' . ($e->not ? 'NOT LIKE ' : 'LIKE ') . $pattern;
+        } else {
+            $sql = '(' . $left . ' COLLATE berth_mysql_like ' . ($e->not ? 'NOT ILIKE ' : 'ILIKE ') . $pattern;
+        }
         if ($e->escape !== null) {
             $sql .= ' ESCAPE ' . $this->text($this->expr($e->escape, $scope, $clause));
         }
@@ -463,13 +470,17 @@ final class ExpressionWriter
 
     private function regexp(Ast\Regexp $e, Scope $scope, string $clause): Typed
     {
-        $left = $this->text($this->expr($e->left, $scope, $clause));
+        $l = $this->expr($e->left, $scope, $clause);
+        $left = $this->text($l);
         $p = $this->expr($e->pattern, $scope, $clause);
         if ($p->string !== null) {
             // MySQL's (Henry Spencer) word boundaries; PostgreSQL's AREs spell them \m and \M.
             $pattern = Sql::literal(str_replace(['[[:<:]]', '[[:>:]]'], ['\\m', '\\M'], $p->string));
         } else {
             $pattern = $this->text($p);
+        }
+        if ($l->binary || $p->binary) {
+            return new Typed('(' . $left . ' COLLATE "C" ' . ($e->not ? '!~ ' : '~ ') . $pattern . ')', 'bool');
         }
         return new Typed('(' . $left . ' COLLATE berth_mysql_like ' . ($e->not ? '!~* ' : '~* ') . $pattern . ')', 'bool');
     }
@@ -631,7 +642,7 @@ final class ExpressionWriter
                 if ($e->length !== null) {
                     $sql = 'left(' . $sql . ', ' . $e->length . ')';
                 }
-                return new Typed($sql, 'text');
+                return new Typed($sql, 'text', null, false, true, true);
             case 'DATE':
                 if ($x->type === 'text' && $x->string === null) {
                     return new Typed('berth_mysql_to_date(' . $x->sql . ')', 'date');

@@ -7,7 +7,8 @@ namespace Berth\Pg;
 /**
  * A PostgreSQL expression with the MySQL type class it carries: 'int', 'num', 'float',
  * 'text', 'datetime', 'date', 'time', 'bool', 'null'. String literals keep their raw value
- * so that they can be converted the MySQL way where the other side is not text.
+ * so that they can be converted the MySQL way where the other side is not text. $binary: a
+ * BINARY / _bin string, compared byte for byte (LIKE and REGEXP turn case-sensitive).
  */
 final class Typed
 {
@@ -16,7 +17,8 @@ final class Typed
         public string $type,
         public ?string $string = null,
         public bool $number = false,
-        public bool $nullable = true
+        public bool $nullable = true,
+        public bool $binary = false
     ) {
     }
 
