@@ -109,6 +109,18 @@ final class RefusalTest extends TestCase
         $this->assertSame('x', $parser->parse('SELECT ' . str_repeat('- ', 10000) . '1 AS x')->columns[0]->alias);
     }
 
+    public function testTheExcerptIsNeverCutInsideACharacter(): void
+    {
+        try {
+            (new Parser())->parse('SELECT 1 AS x garbag ' . str_repeat("\u{e9}", 30));
+            $this->fail('parsed');
+        } catch (ParseError $e) {
+            $this->assertSame(14, $e->offset);
+            $this->assertSame(1, preg_match('//u', $e->getMessage()));
+            $this->assertStringContainsString('(near "garbag ' . str_repeat("\u{e9}", 16) . '")', $e->getMessage());
+        }
+    }
+
     public function testTheParserIsReusableAfterAnError(): void
     {
         $parser = new Parser();
