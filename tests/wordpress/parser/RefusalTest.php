@@ -121,6 +121,64 @@ final class RefusalTest extends TestCase
         }
     }
 
+    /**
+     * Broken input (every cut of real statements, random keyword soup) only ever gives a
+     * ParseError: no PHP warning, no other exception.
+     */
+    public function testBrokenInputGivesOnlyParseErrors(): void
+    {
+        $inputs = [];
+        $corpus = __DIR__ . '/../data/wordpress-6.1.9-queries.jsonl';
+        $statements = is_file($corpus) ? array_slice(array_values(array_unique(array_map(
+            fn ($line) => json_decode($line, true, 512, JSON_THROW_ON_ERROR)['sql'],
+            file($corpus, FILE_IGNORE_NEW_LINES | FILE_SKIP_EMPTY_LINES)
+        ))), 0, 150) : [];
+        $lexer = new \Berth\Pg\Lexer();
+        foreach ($statements as $sql) {
+            if (strlen($sql) > 3000) {
+                continue;
+            }
+            foreach ($lexer->tokenize($sql) as $t) {
+                $inputs[] = substr($sql, 0, $t->pos);
+                $inputs[] = substr($sql, 0, $t->end) . ' )';
+                $inputs[] = substr($sql, 0, $t->pos) . substr($sql, $t->end);
+            }
+        }
+        $vocabulary = ['SELECT', 'FROM', 'WHERE', '(', ')', ',', 'a', 't.b', '1', "'x'", 'NOT', 'IN', 'AND',
+            'OR', '=', '-', '*', 'CASE', 'WHEN', 'THEN', 'END', 'INTERVAL', 'DAY', 'CAST', 'AS', 'SIGNED',
+            'LIMIT', 'ORDER', 'BY', 'GROUP', 'JOIN', 'ON', 'LEFT', 'INSERT', 'INTO', 'VALUES', 'UPDATE', 'SET',
+            'DELETE', 'IS', 'NULL', 'BETWEEN', 'LIKE', 'ESCAPE', 'EXISTS', 'UNION', 'ALL', 'DISTINCT', 'COUNT',
+            '.', '@@x', '@y', '`q`', 'DATE', 'CREATE', 'TABLE', 'KEY', 'PRIMARY', 'ALTER', 'ADD', 'DROP',
+            'INDEX', 'SHOW', 'DESCRIBE', ';', 'USE', 'FORCE', 'CONVERT', 'USING', 'BINARY', 'COLLATE', '!',
+            '~', '<=>', 'DEFAULT', 'FOR', 'LOCK', 'DUAL'];
+        mt_srand(7);
+        for ($k = 0; $k < 20000; $k++) {
+            $words = [];
+            for ($j = mt_rand(1, 12); $j > 0; $j--) {
+                $words[] = $vocabulary[mt_rand(0, count($vocabulary) - 1)];
+            }
+            $inputs[] = implode(' ', $words);
+        }
+        $parser = new Parser();
+        set_error_handler(static function (int $no, string $message): never {
+            throw new \ErrorException($message, 0, $no);
+        });
+        try {
+            $parsed = 0;
+            foreach ($inputs as $sql) {
+                try {
+                    $parser->parse($sql);
+                    $parsed++;
+                } catch (ParseError) {
+                }
+            }
+        } finally {
+            restore_error_handler();
+        }
+        $this->assertGreaterThan(20000, count($inputs));
+        $this->assertLessThan(count($inputs), $parsed);
+    }
+
     public function testTheParserIsReusableAfterAnError(): void
     {
         $parser = new Parser();
