@@ -285,6 +285,17 @@ final class SelectWriter
                 }
             }
         }
+        if ($distinct && $grouping && $s->groupBy !== []) {
+            foreach ($order as [$sql]) {
+                if (!in_array($sql, $itemSqls, true) && !preg_match('/^\d+$/', $sql) && !$this->isOutputName($sql, $columns)) {
+                    $distinct = !$this->groupsAreSelected($s, $scope, $groupSql);
+                    if ($distinct) {
+                        throw new TranslateError('SELECT DISTINCT with GROUP BY, ordered by what it neither selects nor groups');
+                    }
+                    break;
+                }
+            }
+        }
         if ($order === [] && $groupSql !== [] && $s->groupBy !== []) {
             // MariaDB sorts a GROUP BY result by its groups when no ORDER BY is given.
             foreach ($groupSql as $g) {
@@ -302,6 +313,35 @@ final class SelectWriter
             'columns' => $columns,
             'grouped' => $grouping || $distinct,
         ];
+    }
+
+    /**
+     * True when every GROUP BY expression is also selected: each group is then one distinct
+     * row already and DISTINCT (which PostgreSQL refuses beside an ORDER BY outside the select
+     * list) can go.
+     *
+     * @param string[] $groupSql
+     */
+    private function groupsAreSelected(Ast\Select $s, Scope $scope, array $groupSql): bool
+    {
+        $grouped = $scope->grouped;
+        $scope->grouped = null;
+        $selected = [];
+        try {
+            foreach ($s->columns as $item) {
+                if (!$item->expr instanceof Ast\Star && !($item->expr instanceof Ast\ColumnRef && $item->expr->column === '*')) {
+                    $selected[] = $this->writer->expr($item->expr, $scope, 'field list')->sql;
+                }
+            }
+        } finally {
+            $scope->grouped = $grouped;
+        }
+        foreach ($groupSql as $g) {
+            if (!preg_match('/^\d+$/', $g) && !in_array($g, $selected, true)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private function isOutputName(string $sql, array $columns): bool

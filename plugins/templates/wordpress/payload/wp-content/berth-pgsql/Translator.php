@@ -144,6 +144,17 @@ final class Translator
             throw TranslateError::fromParse($e);
         }
         $this->writer->aggregateDepth = 0;
+        $this->writer->valuesTable = null;
+        try {
+            return $this->dispatch($statement);
+        } catch (\Error $e) {
+            // A tree the writers did not expect: refuse the statement loudly, never crash the page.
+            throw new TranslateError('an internal error (' . $e->getMessage() . ' at ' . basename($e->getFile()) . ':' . $e->getLine() . ')', $e);
+        }
+    }
+
+    private function dispatch(Ast\Statement $statement): Translation
+    {
         return match (true) {
             $statement instanceof Ast\Select => $this->select($statement),
             $statement instanceof Ast\Insert => $this->dml->insert($statement),
