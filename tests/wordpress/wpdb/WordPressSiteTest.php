@@ -96,7 +96,7 @@ final class WordPressSiteTest extends TestCase
 
     public function testSinglePost(): void
     {
-        $body = $this->get('/?p=1');
+        $body = $this->get('/hello-world/');
         $this->assertStringContainsString('Hello world!', $body);
         $this->assertStringContainsString('Welcome to WordPress', $body);
     }
@@ -109,7 +109,7 @@ final class WordPressSiteTest extends TestCase
 
     public function testFeed(): void
     {
-        $body = $this->get('/?feed=rss2');
+        $body = $this->get('/feed/');
         $this->assertStringContainsString('<rss', $body);
         $this->assertStringContainsString('<title>Hello world!</title>', $body);
     }
@@ -122,9 +122,9 @@ final class WordPressSiteTest extends TestCase
 
     public function testSamplePageCategoryAndDateArchive(): void
     {
-        $this->assertStringContainsString('Sample Page', $this->get('/?page_id=2'));
-        $this->assertStringContainsString('Hello world!', $this->get('/?cat=1'));
-        $this->assertStringContainsString('Hello world!', $this->get('/?m=' . gmdate('Y')));
+        $this->assertStringContainsString('Sample Page', $this->get('/sample-page/'));
+        $this->assertStringContainsString('Hello world!', $this->get('/category/uncategorized/'));
+        $this->assertStringContainsString('Hello world!', $this->get('/' . gmdate('Y') . '/'));
     }
 
     public function testLogInAndOpenTheDashboard(): void

@@ -1,8 +1,9 @@
 <?php
 
 /**
- * Installs the assembled WordPress from the command line, as the installer does:
- * php install.php <wordpress root>. Prints the new site's URL on success.
+ * Installs the assembled WordPress from the command line, as the installer does
+ * (wp_install(), then permalinks /%postname%/): php install.php <wordpress root>.
+ * Prints the new site's URL on success.
  */
 
 define('WP_INSTALLING', true);
@@ -26,4 +27,9 @@ if (!is_array($result) || empty($result['user_id'])) {
     fwrite(STDERR, 'install.php: wp_install failed: ' . print_r($result, true) . "\n");
     exit(1);
 }
+// Pretty permalinks, as Berth's installer sets them. The rules are built by the first web
+// request: here, outside wp-admin, taxonomies registered no rewrite rules of their own.
+global $wp_rewrite;
+$wp_rewrite->set_permalink_structure('/%postname%/');
+delete_option('rewrite_rules');
 echo get_option('siteurl'), "\n";
