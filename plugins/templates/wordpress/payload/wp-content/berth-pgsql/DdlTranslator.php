@@ -169,7 +169,7 @@ final class DdlTranslator
         }
         return match (Catalog::category($c)) {
             'int', 'num', 'float' => ExpressionWriter::numberSql(ExpressionWriter::mysqlNumber($c['default'])),
-            'datetime', 'date' => Sql::literal(ExpressionWriter::mysqlDatetime($c['default']) ?? '-infinity'),
+            'datetime', 'date' => Sql::literal(ExpressionWriter::mysqlDatetime($c['default'], true) ?? '-infinity'),
             default => Sql::literal($c['default']),
         };
     }

@@ -46,7 +46,7 @@ final class DmlWriter
             case 'datetime': case 'date':
                 if ($v->type === 'text') {
                     if ($v->string !== null) {
-                        return Sql::literal(ExpressionWriter::mysqlDatetime($v->string) ?? '-infinity');
+                        return Sql::literal(ExpressionWriter::mysqlDatetime($v->string, true) ?? '-infinity');
                     }
                     return 'berth_mysql_to_datetime(' . $v->sql . ')';
                 }

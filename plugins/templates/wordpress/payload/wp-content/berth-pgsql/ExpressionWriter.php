@@ -148,20 +148,22 @@ final class ExpressionWriter
      * (MySQL's non-strict mode stores what it cannot read as the zero date), null when it is
      * not a date at all.
      */
-    public static function mysqlDatetime(string $value): ?string
+    public static function mysqlDatetime(string $value, bool $storing = false): ?string
     {
         $v = trim($value);
-        if ($v === '' || preg_match('/^0000-00-00(?:[ T]00:00:00(?:\.0+)?)?$/', $v)) {
+        if (preg_match('/^0000-00-00(?:[ T]00:00:00(?:\.0+)?)?$/', $v)) {
             return '-infinity';
+        }
+        if ($v === '') {
+            return $storing ? '-infinity' : null;
         }
         if (!preg_match('/^(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T](\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.\d+)?)?)?$/', $v, $m)) {
             return null;
         }
-        if (!checkdate((int) $m[2], (int) $m[3], (int) $m[1]) || (int) $m[1] === 0) {
-            return '-infinity';
-        }
-        if (isset($m[4]) && ((int) $m[4] > 23 || (int) $m[5] > 59 || (int) ($m[6] ?? 0) > 59)) {
-            return '-infinity';
+        if (!checkdate((int) $m[2], (int) $m[3], (int) $m[1]) || (int) $m[1] === 0
+            || (isset($m[4]) && ((int) $m[4] > 23 || (int) $m[5] > 59 || (int) ($m[6] ?? 0) > 59))) {
+            // Stored, non-strict MySQL keeps the zero date; used as a value it is NULL.
+            return $storing ? '-infinity' : null;
         }
         return $v;
     }
@@ -320,6 +322,7 @@ final class ExpressionWriter
         [$source, $column, $owner] = $resolved;
         $sql = Sql::ident($source['name']) . '.' . Sql::ident($column['name']);
         $typed = new Typed($sql, $column['type'], null, false, $column['nullable']);
+        $typed->column = true;
         if ($owner === $scope && $scope->grouped !== null && $this->aggregateDepth === 0) {
             $key = strtolower($source['name'] . '.' . $column['name']);
             if (!isset($scope->grouped[$key]) && !isset($scope->determined[strtolower($source['name'])])) {
@@ -338,7 +341,24 @@ final class ExpressionWriter
             default => throw new TranslateError('the comparison ' . $op),
         };
         [$l, $r] = $this->comparable($a, $b);
-        return '(' . $l . ' ' . $pgOp . ' ' . $r . ')';
+        return '(' . $l . ' ' . $pgOp . ' ' . $r . $this->textCollation($a, $b) . ')';
+    }
+
+    /**
+     * Text compared with text where no column gives the collation (two literals, functions):
+     * MySQL compares under the connection's case-insensitive collation, PostgreSQL under "C".
+     */
+    private function textCollation(Typed ...$values): string
+    {
+        foreach ($values as $v) {
+            if ($v->type !== 'text' && $v->type !== 'null') {
+                return '';
+            }
+            if ($v->column || $v->binary) {
+                return '';
+            }
+        }
+        return ' COLLATE berth_mysql_ci';
     }
 
     /** Both sides in one comparable form, converted as MySQL converts them. */
@@ -411,7 +431,9 @@ final class ExpressionWriter
                     return new Typed('mod(' . $this->num($a) . ', NULLIF(' . $this->num($b) . ', 0))', 'int');
                 }
                 return new Typed('mod((' . $this->num($a) . ')::numeric, NULLIF((' . $this->num($b) . ')::numeric, 0))', 'num');
-            case '&': case '|': case '^': case '<<': case '>>':
+            case '<<': case '>>':
+                return new Typed('((' . $this->num($a) . ')::bigint ' . $op . ' (' . $this->num($b) . ')::integer)', 'int');
+            case '&': case '|': case '^':
                 $pg = $op === '^' ? '#' : $op;
                 return new Typed('((' . $this->num($a) . ')::bigint ' . $pg . ' (' . $this->num($b) . ')::bigint)', 'int');
         }
@@ -514,7 +536,7 @@ final class ExpressionWriter
         }
         if ($allText || $left->type === 'null') {
             $sqls = array_map(static fn (Typed $t): string => $t->sql, $items);
-            $l = $left->sql;
+            $l = $left->sql . ($left->type === 'text' ? $this->textCollation($left) : '');
         } elseif ($allNumeric) {
             $sqls = array_map(fn (Typed $t): string => $t->type === 'null' ? 'NULL' : $this->num($t), $items);
             $l = $this->num($left);

@@ -9,6 +9,7 @@ namespace Berth\Pg;
  * 'text', 'datetime', 'date', 'time', 'bool', 'null'. String literals keep their raw value
  * so that they can be converted the MySQL way where the other side is not text. $binary: a
  * BINARY / _bin string, compared byte for byte (LIKE and REGEXP turn case-sensitive).
+ * $column: a column itself, whose collation PostgreSQL applies to a comparison.
  */
 final class Typed
 {
@@ -18,7 +19,8 @@ final class Typed
         public ?string $string = null,
         public bool $number = false,
         public bool $nullable = true,
-        public bool $binary = false
+        public bool $binary = false,
+        public bool $column = false
     ) {
     }
 
