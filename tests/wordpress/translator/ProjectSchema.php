@@ -84,8 +84,8 @@ final class ProjectSchema
                 foreach ($fetched as $row) {
                     $affected += $row['__berth_inserted'] === 't' ? 1 : 2;
                 }
-            } else {
-                $affected = pg_affected_rows($result);
+            } elseif ($t->kind !== 'ddl') {
+                $affected = pg_affected_rows($result);   // DDL: MySQL reports 0 rows
             }
             if ($t->insertIdColumn !== null && $fetched !== []) {
                 $insertId = $fetched[0][$t->insertIdColumn];

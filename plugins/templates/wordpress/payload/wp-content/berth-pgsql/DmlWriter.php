@@ -178,10 +178,11 @@ final class DmlWriter
         if ($s->verb === 'REPLACE') {
             $key = $this->conflictKey($table, $columns, $s->verb);
             if ($key !== null) {
+                // The new row replaces the old one whole: EXCLUDED holds the given values and the
+                // defaults of the others, a newly drawn id included (MySQL deletes and inserts).
                 $set = [];
-                $given = array_flip(array_map(static fn (array $c): string => strtolower($c['name']), $columns));
                 foreach ($table['columns'] as $c) {
-                    $set[] = Sql::ident($c['name']) . ' = ' . (isset($given[strtolower($c['name'])]) ? 'EXCLUDED.' . Sql::ident($c['name']) : 'DEFAULT');
+                    $set[] = Sql::ident($c['name']) . ' = EXCLUDED.' . Sql::ident($c['name']);
                 }
                 $sql .= ' ON CONFLICT (' . $key . ') DO UPDATE SET ' . implode(', ', $set);
             }
