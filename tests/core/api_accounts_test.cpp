@@ -213,6 +213,46 @@ TEST_F(ApiAccounts, TeamsListedWithRoleAndPlan) {
   EXPECT_EQ(server->api(stranger).get("/teams").json()["teams"].size(), 0u);
 }
 
+// POST /teams: the caller owns the new team at once, on the first plan; a slug taken or
+// malformed is refused; a person makes at most 10 teams this way (each is an account with its
+// own project limit), so the eleventh is refused and not made.
+TEST_F(ApiAccounts, NewTeamOwnedByTheCallerAtMostTen) {
+  std::string founder = server->createAccountWithToken("founder@example.com");
+  auto api = server->api(founder);
+  auto r = api.post("/teams", {{"slug", "found1"}});
+  ASSERT_EQ(r.status, 201) << r.body;
+  EXPECT_EQ(r.json(), (nlohmann::json{{"slug", "found1"}, {"role", "owner"}, {"plan", "free"}}));
+  auto teams = api.get("/teams").json()["teams"];
+  ASSERT_EQ(teams.size(), 1u);
+  EXPECT_EQ(teams[0]["slug"], "found1");
+  EXPECT_EQ(teams[0]["role"], "owner");
+  auto members = api.get("/teams/found1/members").json()["members"];
+  ASSERT_EQ(members.size(), 1u);
+  EXPECT_EQ(members[0]["email"], "founder@example.com");
+
+  r = api.post("/teams", {{"slug", "crew1"}});
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(errorText(r), "the slug crew1 is taken");
+  r = api.post("/teams", {{"slug", "Ab"}});
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(errorText(r), "a slug is 4 to 12 characters of a-z and 0-9: Ab");
+  r = api.post("/teams", nlohmann::json::object());
+  EXPECT_EQ(r.status, 422);
+  EXPECT_EQ(r.body, "missing field: slug");
+
+  for (int i = 2; i <= 10; ++i) {
+    r = api.post("/teams", {{"slug", "found" + std::to_string(i)}});
+    ASSERT_EQ(r.status, 201) << i << ": " << r.body;
+  }
+  r = api.post("/teams", {{"slug", "found11"}});
+  EXPECT_EQ(r.status, 409);
+  EXPECT_EQ(errorText(r),
+            "you own 10 teams, the most one account may make through the API; the operator can "
+            "make more with berthd team create");
+  EXPECT_EQ(api.get("/teams").json()["teams"].size(), 10u);
+  EXPECT_EQ(server->api(stranger).get("/teams/found11/members").status, 404);
+}
+
 TEST_F(ApiAccounts, MembersSeenByEveryMemberAndNotByAStranger) {
   for (const std::string& token : {owner, admin, member}) {
     auto r = server->api(token).get("/teams/crew1/members");

@@ -107,6 +107,8 @@ TEST_F(ApiReference, RealAnswersMatchTheDocumentsSchemas) {
   api.post("/tokens", {{"name", "ci"}});  // 409
   api.get("/tokens");
   api.del("/tokens/" + token.json().value("id", ""));
+  api.post("/teams", {{"slug", "refnew"}});  // 201
+  api.post("/teams", {{"slug", "refnew"}});  // 400, taken
   api.get("/teams");
   api.get("/teams/refcrew/members");
   member.post("/teams/refcrew/members", {{"email", a.email}, {"role", "member"}});  // 403

@@ -257,6 +257,7 @@ Account Accounts::createTeam(const std::string& slug, const std::string& owner_e
     lease.exec("INSERT INTO core.memberships (team_id, user_id, role) VALUES ($1, $2, 'owner')",
                {team.id, owner.value(0, 0)});
     lease.exec("COMMIT");
+    if (cache_ != nullptr) cache_->clear();  // the owner sees the team at once on this node
     return team;
   } catch (const DbError& e) {
     lease.exec("ROLLBACK");

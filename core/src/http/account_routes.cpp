@@ -13,6 +13,10 @@ namespace {
 constexpr uint64_t kAccountBodyLimit = 16 * 1024;
 constexpr size_t kMaxTokenName = 100;
 constexpr int kMaxTokenDays = 3650;
+// Teams one person may own: each team is an account with its own plan and project limit, so
+// the number a person makes through the API is bounded (an operator's `berthd team create` is
+// not).
+constexpr int kMaxOwnedTeams = 10;
 
 nlohmann::json optionalNumber(const std::optional<int64_t>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
@@ -175,6 +179,30 @@ void addAccountRoutes(Router& router, Accounts& accounts, AccountUsage usage) {
         teams.push_back({{"slug", a.slug}, {"role", roleName(a.role)}, {"plan", a.plan}});
     return HttpResponse::json(200, nlohmann::json{{"teams", teams}}.dump());
   }));
+
+  // A new team owned by the caller, on the first (smallest) plan of the configuration.
+  router.add(jsonRoute(
+      "POST", "/teams", {FieldRule{"slug", BERTH_FIELD_STRING, true}},
+      [&accounts](const HttpRequest& request) {
+        std::string email;
+        int owned = 0;
+        for (const Account& a : accounts.memberships(request.caller.account_id)) {
+          if (a.is_team && a.role == BERTH_ROLE_OWNER) ++owned;
+          if (!a.is_team && a.id == request.caller.account_id) email = a.email;
+        }
+        if (email.empty())
+          return HttpResponse::error(401, "that token is not valid, or has expired");
+        if (owned >= kMaxOwnedTeams)
+          return HttpResponse::error(409, "you own " + std::to_string(owned) +
+                                              " teams, the most one account may make through "
+                                              "the API; the operator can make more with "
+                                              "berthd team create");
+        auto body = nlohmann::json::parse(request.body);
+        Account team = accounts.createTeam(body.at("slug").get<std::string>(), email, "");
+        return HttpResponse::json(
+            201,
+            nlohmann::json{{"slug", team.slug}, {"role", "owner"}, {"plan", team.plan}}.dump());
+      }));
 
   router.add(accountRoute("GET", "/teams/:slug/members", [&accounts](const HttpRequest& request) {
     auto team = callersTeam(accounts, request);
