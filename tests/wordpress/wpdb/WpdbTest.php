@@ -259,6 +259,52 @@ final class WpdbTest extends TestCase
         );
     }
 
+    public function testAnswersComeBackAsRowsToo(): void
+    {
+        $columns = $this->wpdb->get_results('DESCRIBE t_items');
+        $this->assertSame(6, $this->wpdb->num_rows);
+        $this->assertSame('id', $columns[0]->Field);
+        $this->assertSame('bigint(20) unsigned', $columns[0]->Type);
+        $this->assertSame('PRI', $columns[0]->Key);
+        $this->assertSame(['Field', 'Type', 'Null', 'Key', 'Default', 'Extra'], $this->wpdb->get_col_info('name'));
+        $this->assertSame(['t_items'], $this->wpdb->get_col("SHOW TABLES LIKE 't\\_%'"));
+        $this->assertSame('10.11.6-MariaDB', $this->wpdb->get_var('SELECT VERSION()'));
+        $this->assertSame('10.11.6-MariaDB', $this->wpdb->db_server_info());
+    }
+
+    public function testInvalidUtf8IsRefusedAsCoreRefusesIt(): void
+    {
+        $this->wpdb->suppress_errors();
+        $this->assertFalse($this->wpdb->query("INSERT INTO t_items (name, body) VALUES ('x', 'a\xC3b')"));
+        $this->assertSame('WordPress database error: Could not perform query because it contains invalid data.', $this->wpdb->last_error);
+        // insert() checks the value against the column's charset (utf8mb4, from the catalogue).
+        $this->assertFalse($this->wpdb->insert('t_items', ['name' => 'y', 'body' => "a\xC3b"]));
+        $this->assertStringStartsWith('WordPress database error: Processing the value for the following field failed: body', $this->wpdb->last_error);
+        $this->assertSame('0', $this->wpdb->get_var('SELECT COUNT(*) FROM t_items'));
+        $this->assertSame('', trim((string) file_get_contents($this->log)));
+    }
+
+    public function testAFailedConnectionBailsWithoutShowingThePassword(): void
+    {
+        putenv('DATABASE_URL=postgresql://someone:hunter2secret@127.0.0.1:1/nowhere');
+        $wpdb = new Wpdb('', '', 'wp', '');
+        $this->assertFalse($wpdb->ready);
+        $this->assertInstanceOf(\WP_Error::class, $wpdb->error);
+        $this->assertSame('db_connect_fail', $wpdb->error->get_error_code());
+        $this->assertFalse($wpdb->query('SELECT 1'));
+        $log = (string) file_get_contents($this->log);
+        $this->assertStringNotContainsString('hunter2secret', $log . $wpdb->error->get_error_message());
+
+        putenv('DATABASE_URL');
+        $saved = [$_SERVER['DATABASE_URL'] ?? null, $_ENV['DATABASE_URL'] ?? null];
+        unset($_SERVER['DATABASE_URL'], $_ENV['DATABASE_URL']);
+        try {
+            $this->assertFalse((new Wpdb('', '', 'wp', ''))->ready, 'no DATABASE_URL: no connection');
+        } finally {
+            [$_SERVER['DATABASE_URL'], $_ENV['DATABASE_URL']] = $saved;
+        }
+    }
+
     public function testAnUnknownConstructFailsLoudlyAndChangesNothing(): void
     {
         $this->wpdb->query("INSERT INTO t_items (name, body) VALUES ('a', 'kept')");
