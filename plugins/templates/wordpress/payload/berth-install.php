@@ -135,7 +135,8 @@ fwrite(STDOUT, 'berth-install-result: ' . json_encode([
     'installed' => !$installed_before,
     'user' => $asked['user'],
     'user_created' => $user_created,
-    'title' => get_option('blogname'),
+    // WordPress keeps the title HTML-escaped ("Ann&#039;s blog"); the answer gives it as written.
+    'title' => wp_specialchars_decode((string) get_option('blogname'), ENT_QUOTES),
     'permalink_structure' => get_option('permalink_structure'),
 ], JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE) . "\n");
 exit(0);
