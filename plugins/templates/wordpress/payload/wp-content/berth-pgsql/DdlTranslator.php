@@ -49,6 +49,12 @@ final class DdlTranslator
             'character' => 'char',
             default => $type,
         };
+        $collation = $d->collation;
+        if ($type === 'json') {
+            // MariaDB's JSON is LONGTEXT with a binary collation (and a json_valid check).
+            $type = 'longtext';
+            $collation ??= 'utf8mb4_bin';
+        }
         if ((strtolower($d->type) === 'bool' || strtolower($d->type) === 'boolean') && $length === null) {
             $length = 1;
         }
@@ -80,7 +86,7 @@ final class DdlTranslator
             'defaultExpr' => $defaultExpr,
             'autoIncrement' => $d->autoIncrement,
             'charset' => $d->charset,
-            'collation' => $d->collation,
+            'collation' => $collation,
             'onUpdate' => $onUpdate,
             'comment' => $d->comment,
         ];
