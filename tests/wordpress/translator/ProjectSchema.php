@@ -15,7 +15,7 @@ use Berth\Pg\Translator;
  * (tests/support/with_postgres.sh). The tests connect as that role, run
  * Translator::setupSql() there and run translations the way the wpdb layer does: the
  * statements in order (atomic ones in one transaction), rows and affected rows read by the
- * Translation's rules.
+ * Translation's rules, values shown as wpdb shows them (NUL bytes and zero dates back).
  */
 final class ProjectSchema
 {
@@ -77,8 +77,20 @@ final class ProjectSchema
         $insertId = null;
         if ($result !== null) {
             $fetched = pg_fetch_all($result) ?: [];
+            $types = [];
+            for ($i = 0, $n = pg_num_fields($result); $i < $n; $i++) {
+                $types[pg_field_name($result, $i)] = pg_field_type($result, $i);
+            }
             foreach ($fetched as $row) {
-                $rows[] = array_map(static fn (?string $v): ?string => $v === null ? null : Nul::decode($v), $row);
+                // As the wpdb layer shows values: NUL bytes back, the zero date back.
+                foreach ($row as $name => $v) {
+                    if ($v === '-infinity') {
+                        $row[$name] = ($types[$name] ?? '') === 'date' ? '0000-00-00' : '0000-00-00 00:00:00';
+                    } elseif ($v !== null) {
+                        $row[$name] = Nul::decode($v);
+                    }
+                }
+                $rows[] = $row;
             }
             if ($t->affected === 'upsert' || $t->affected === 'replace') {
                 foreach ($fetched as $row) {

@@ -149,11 +149,13 @@ final class SemanticsTest extends TestCase
     public function testZeroDatesAreStoredAndFound(): void
     {
         $id = $this->q("INSERT INTO wp_posts (post_title, post_date, post_date_gmt) VALUES ('draft', '2024-05-01 10:00:00', '0000-00-00 00:00:00')")['insertId'];
-        $this->assertSame('-infinity', $this->value("SELECT post_date_gmt FROM wp_posts WHERE ID = $id"), 'wpdb shows it as 0000-00-00 00:00:00');
+        $this->assertSame('0000-00-00 00:00:00', $this->value("SELECT post_date_gmt FROM wp_posts WHERE ID = $id"));
+        $this->assertSame('0000-00-00', $this->value("SELECT DATE(post_date_gmt) FROM wp_posts WHERE ID = $id"));
         $this->assertSame($id, $this->value("SELECT ID FROM wp_posts WHERE post_date_gmt = '0000-00-00 00:00:00' AND ID = $id"));
         $this->assertSame('0', $this->value("SELECT YEAR(post_date_gmt) FROM wp_posts WHERE ID = $id"));
         $other = $this->q("INSERT INTO wp_posts (post_title) VALUES ('defaults')")['insertId'];
-        $this->assertSame('-infinity', $this->value("SELECT post_date FROM wp_posts WHERE ID = $other"));
+        $this->assertSame('0000-00-00 00:00:00', $this->value("SELECT post_date FROM wp_posts WHERE ID = $other"));
+        $this->assertSame('-infinity', pg_fetch_result(self::$db->exec("SELECT post_date FROM wp_posts WHERE \"ID\" = $other"), 0, 0), 'stored as -infinity');
     }
 
     public function testCastFieldIfRandAndDateFunctions(): void

@@ -668,7 +668,15 @@ final class ExpressionWriter
     {
         $x = $this->expr($e->expr, $scope, $clause);
         switch ($e->type) {
-            case 'SIGNED': case 'UNSIGNED': case 'INTEGER': case 'INT':
+            case 'UNSIGNED':
+                // MySQL wraps a negative value around 2^64.
+                $signed = $this->cast(new Ast\Cast($e->expr, 'SIGNED'), $scope, $clause);
+                if ($signed->number && !str_starts_with($signed->sql, '-')) {
+                    return $signed;
+                }
+                return new Typed('CASE WHEN ' . $signed->sql . ' < 0 THEN ' . $signed->sql . '::numeric + 18446744073709551616 ELSE '
+                    . $signed->sql . '::numeric END', 'num');
+            case 'SIGNED': case 'INTEGER': case 'INT':
                 if ($x->type === 'text') {
                     if ($x->string !== null) {
                         $n = self::mysqlNumber($x->string);
@@ -1080,6 +1088,14 @@ final class ExpressionWriter
             $literal .= $f[$i];
         }
         $flush();
-        return new Typed('to_char(' . $this->datetime($date) . ', ' . Sql::literal($pattern) . ')', 'text');
+        $d = $this->datetime($date);
+        $sql = 'to_char(' . $d . ', ' . Sql::literal($pattern) . ')';
+        // The zero date (-infinity here) formats as MySQL formats 0000-00-00 00:00:00.
+        $zero = preg_replace_callback('/%(.)/s', static function (array $m): string {
+            return ['Y' => '0000', 'y' => '00', 'm' => '00', 'c' => '0', 'd' => '00', 'e' => '0', 'H' => '00', 'k' => '0',
+                'i' => '00', 's' => '00', 'S' => '00', 'T' => '00:00:00', 'f' => '000000', '%' => '%'][$m[1]] ?? "\x01";
+        }, $f);
+        $zeroSql = str_contains((string) $zero, "\x01") ? 'NULL' : Sql::literal((string) $zero);
+        return new Typed('CASE WHEN isfinite(' . $d . ') THEN ' . $sql . ' ELSE ' . $zeroSql . ' END', 'text');
     }
 }
