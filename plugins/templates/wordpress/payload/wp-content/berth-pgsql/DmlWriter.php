@@ -223,6 +223,12 @@ final class DmlWriter
         if ($returning !== []) {
             $sql .= ' RETURNING ' . implode(', ', $returning);
         }
+        if ($affected !== 'rows' && $auto !== null && count($s->rows) > 1) {
+            // insert_id is the first row the statement inserted (MySQL's rule), so inserted
+            // rows come first, in id order.
+            $sql = 'WITH "__berth_rows" AS (' . $sql . ') SELECT * FROM "__berth_rows" ORDER BY "__berth_inserted" DESC, '
+                . Sql::ident($auto['name']);
+        }
         $statements[] = $sql;
         return new Translation('insert', $statements, null, null, $auto['name'] ?? null, $affected, false, count($statements) > 1);
     }
