@@ -17,7 +17,8 @@ use PHPUnit\Framework\TestCase;
  * answer the same: upserts, INSERT IGNORE, REPLACE, changed-rows UPDATE, case-insensitive
  * order and comparison, NULL order, grouping with ungrouped columns, DISTINCT ordered outside
  * the select list, joins, subqueries, unions, FOUND_ROWS, zero dates, multi-table UPDATE and
- * DELETE, ORDER BY/LIMIT on UPDATE and DELETE, explicit ids, non-strict conversions.
+ * DELETE, ORDER BY/LIMIT on UPDATE and DELETE, explicit ids, non-strict conversions, and the
+ * ALTER TABLE forms of WordPress's upgrades with DESCRIBE/SHOW INDEX after them.
  */
 final class MariadbStatementsTest extends TestCase
 {
@@ -43,6 +44,16 @@ final class MariadbStatementsTest extends TestCase
                 }
             } catch (MysqlError | TranslateError | \RuntimeException $e) {
                 $got = ['error' => $e->getMessage()];
+            }
+            if (preg_match('/^\s*SHOW\s+(INDEX|INDEXES|KEYS)\b/i', $sql) && isset($got['rows'])) {
+                // Cardinality is a statistic (the file holds null for it): answers never ask PostgreSQL.
+                foreach ($got['rows'] as &$row) {
+                    $row[6] = null;
+                }
+                unset($row);
+            }
+            if (preg_match('/^\s*(ALTER|CREATE|DROP|TRUNCATE)\b/i', $sql) && isset($got['affected'])) {
+                $got = ['affected' => 0, 'id' => 0];   // MariaDB counts the rows a table rebuild copied
             }
             if (isset($expected['rows'], $got['rows']) && !preg_match('/ORDER BY/i', $sql)) {
                 sort($expected['rows']);

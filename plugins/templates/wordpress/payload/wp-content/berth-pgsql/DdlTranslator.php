@@ -467,6 +467,11 @@ final class DdlTranslator
                 $old = Catalog::column($table, $oldName)
                     ?? throw new MysqlError(1054, "Unknown column '" . $oldName . "' in '" . $table['name'] . "'");
                 $new = self::column($a->column);
+                foreach (Catalog::primaryKey($table) as $key) {
+                    if (strcasecmp($key, $old['name']) === 0) {
+                        $new['nullable'] = false;   // MySQL keeps primary key columns NOT NULL
+                    }
+                }
                 if (strcasecmp($new['name'], $old['name']) !== 0 && Catalog::column($table, $new['name']) !== null) {
                     throw new MysqlError(1060, "Duplicate column name '" . $new['name'] . "'");
                 }
