@@ -103,6 +103,40 @@ export function createApi({ fetch: fetchImpl, base = '' } = {}) {
       request('POST', `${project(name)}/files/${filePath(path)}`, { body: blob }),
     deleteFile: (name, path) => request('DELETE', `${project(name)}/files/${filePath(path)}`),
 
+    // The project's database (the sqlconsole plugin's routes).
+    tables: (name) => request('GET', `${project(name)}/tables`).then((r) => r.tables),
+    views: (name) => request('GET', `${project(name)}/views`).then((r) => r.views),
+    indexes: (name) => request('GET', `${project(name)}/indexes`).then((r) => r.indexes),
+    backup: (name) => request('GET', `${project(name)}/backup`),
+    // `query` is the query string the rows grammar reads (src/rows.js builds it).
+    rows: (name, table, query) => request('GET', `${project(name)}/tables/${q(table)}/rows?${query}`),
+    insertRows: (name, table, rows) => request('POST', `${project(name)}/tables/${q(table)}/rows`, { json: rows }),
+    updateRows: (name, table, query, fields) =>
+      request('PATCH', `${project(name)}/tables/${q(table)}/rows?${query}`, { json: fields }),
+    deleteRows: (name, table, query) => request('DELETE', `${project(name)}/tables/${q(table)}/rows?${query}`),
+    // `route` is sql, query or batch, as src/sqlroute.js chose it.
+    runSql: (name, route, body) => request('POST', `${project(name)}/${route}`, { json: body }),
+    exportUrl: (name, format, gzip) => `${base}${project(name)}/export?format=${q(format)}${gzip ? '&gzip=1' : ''}`,
+
+    dataApi: (name) => request('GET', `${project(name)}/data-api`),
+    setDataApiTable: (name, table, flags) => request('PUT', `${project(name)}/data-api/tables/${q(table)}`, { json: flags }),
+    setDataApiFunction: (name, fn, enabled) =>
+      request('PUT', `${project(name)}/data-api/functions/${q(fn)}`, { json: { enabled } }),
+    rotateDataApiKey: (name) => request('POST', `${project(name)}/data-api/key`),
+
+    appTemplates: () => request('GET', '/app-templates').then((r) => r.templates),
+    // 200 with what the install made, or 202 {status: "installing", progress, status_url}.
+    installTemplate: (name, slug, body) =>
+      request('POST', `${project(name)}/app-templates/${q(slug)}/install`, body ? { json: body } : {}),
+    templateInstall: (name, slug) => request('GET', `${project(name)}/app-templates/${q(slug)}/install`),
+
+    teams: () => request('GET', '/teams').then((r) => r.teams),
+    createTeam: (slug) => request('POST', '/teams', { json: { slug } }),
+    members: (slug) => request('GET', `/teams/${q(slug)}/members`).then((r) => r.members),
+    setMember: (slug, email, role) =>
+      request('POST', `/teams/${q(slug)}/members`, { json: { email, role } }).then((r) => r.members),
+    removeMember: (slug, account) => request('DELETE', `/teams/${q(slug)}/members/${q(account)}`),
+
     tokens: () => request('GET', '/tokens').then((r) => r.tokens),
     createToken: (tokenName, expiresInDays = null) =>
       request('POST', '/tokens', {
@@ -112,15 +146,15 @@ export function createApi({ fetch: fetchImpl, base = '' } = {}) {
   };
 }
 
-// Uploads a release archive with progress: fetch cannot report an upload's progress, so this
-// one request uses XMLHttpRequest. onProgress(sent, total) is called as bytes leave.
-export function uploadRelease(projectName, file, onProgress, XHR = globalThis.XMLHttpRequest) {
-  const path = `/projects/${encodeURIComponent(projectName)}/deploys`;
+// Sends a file as the raw body of a POST with progress: fetch cannot report an upload's
+// progress, so these requests use XMLHttpRequest. onProgress(sent, total) is called as bytes
+// leave; the promise has the JSON answer, or the API's refusal as an ApiError.
+export function uploadWithProgress(path, file, contentType, onProgress, XHR = globalThis.XMLHttpRequest) {
   return new Promise((resolve, reject) => {
     const xhr = new XHR();
     xhr.open('POST', path);
     xhr.setRequestHeader('X-Berth-Console', '1');
-    xhr.setRequestHeader('Content-Type', 'application/gzip');
+    xhr.setRequestHeader('Content-Type', contentType);
     xhr.upload.onprogress = (e) => onProgress && onProgress(e.loaded, e.lengthComputable ? e.total : file.size);
     xhr.onerror = () => reject(new ApiError({ status: 0, error: 'the upload was cut off', method: 'POST', path }));
     xhr.onload = () => {
@@ -136,4 +170,14 @@ export function uploadRelease(projectName, file, onProgress, XHR = globalThis.XM
     };
     xhr.send(file);
   });
+}
+
+// A release archive (.tar.gz) for POST /projects/{name}/deploys.
+export function uploadRelease(projectName, file, onProgress, XHR = globalThis.XMLHttpRequest) {
+  return uploadWithProgress(`/projects/${encodeURIComponent(projectName)}/deploys`, file, 'application/gzip', onProgress, XHR);
+}
+
+// A SQL script for POST /projects/{name}/import (the raw body, not multipart).
+export function uploadImport(projectName, file, onProgress, XHR = globalThis.XMLHttpRequest) {
+  return uploadWithProgress(`/projects/${encodeURIComponent(projectName)}/import`, file, 'application/sql', onProgress, XHR);
 }

@@ -11,6 +11,7 @@ import { NewProject } from './pages/new_project.js';
 import { Project } from './pages/project.js';
 import { Account } from './pages/account.js';
 import { RecentDeploys } from './pages/recent_deploys.js';
+import { Templates } from './pages/templates.js';
 
 const linkCode = codeFromFragment(location.hash);
 if (linkCode) history.replaceState(null, '', `${location.pathname}#/projects`);
@@ -56,7 +57,7 @@ function App() {
   }, []);
   // The pages that show the account's counts read it fresh.
   useEffect(() => {
-    if (me && (route.page === 'new' || route.page === 'account')) api.me().then(setMe, () => {});
+    if (me && (route.page === 'new' || route.page === 'account' || route.page === 'templates')) api.me().then(setMe, () => {});
   }, [route.page]);
 
   if (bootError) return html`<main class="signin"><div class="card"><h1>Berth</h1><${ErrorNote} error=${bootError} /></div></main>`;
@@ -73,6 +74,7 @@ function App() {
       <nav aria-label="Main">
         <a href="#/projects" class=${route.page === 'projects' || route.page === 'project' ? 'active' : ''}>Projects</a>
         <a href="#/deploys" class=${route.page === 'deploys' ? 'active' : ''}>Deploys</a>
+        <a href="#/templates" class=${route.page === 'templates' ? 'active' : ''}>App templates</a>
         <a href="#/account" class=${route.page === 'account' ? 'active' : ''}>Account</a>
       </nav>
       <span class="who">${me.email}</span>
@@ -80,9 +82,10 @@ function App() {
     <main>
       ${route.page === 'projects' && html`<${Projects} api=${api} />`}
       ${route.page === 'new' && html`<${NewProject} api=${api} me=${me} navigate=${navigate} />`}
-      ${route.page === 'project' && html`<${Project} api=${api} name=${route.name} tab=${route.tab} />`}
+      ${route.page === 'project' && html`<${Project} api=${api} name=${route.name} tab=${route.tab} sub=${route.sub} />`}
       ${route.page === 'deploys' && html`<${RecentDeploys} api=${api} />`}
-      ${route.page === 'account' && html`<${Account} api=${api} me=${me} onSignOut=${() => setMe(null)} />`}
+      ${route.page === 'templates' && html`<${Templates} api=${api} me=${me} slug=${route.slug} navigate=${navigate} />`}
+      ${route.page === 'account' && html`<${Account} api=${api} me=${me} onSignOut=${() => setMe(null)} onChanged=${() => api.me().then(setMe, () => {})} />`}
     </main>
   </div>`;
 }

@@ -54,13 +54,18 @@ export function codeFromFragment(hash) {
   return m ? m[1] : null;
 }
 
-// The console's own routes, in the fragment: #/projects, #/projects/<name>/<tab>, #/new, ...
+// The console's own routes, in the fragment: #/projects, #/projects/<name>/<tab>[/<sub>],
+// #/new, #/templates[/<slug>], #/deploys, #/account.
 export function parseRoute(hash) {
   const path = (hash || '').replace(/^#\/?/, '');
   const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
   if (parts[0] === 'projects' && parts[1]) {
-    return { page: 'project', name: parts[1], tab: parts[2] || 'overview' };
+    const route = { page: 'project', name: parts[1], tab: parts[2] || 'overview' };
+    // A tab's own place: the Database tab's table (#/projects/<name>/database/<table>).
+    if (parts[3]) route.sub = parts.slice(3).join('/');
+    return route;
   }
+  if (parts[0] === 'templates') return { page: 'templates', slug: parts[1] || null };
   if (parts[0] === 'new') return { page: 'new' };
   if (parts[0] === 'account') return { page: 'account' };
   if (parts[0] === 'deploys') return { page: 'deploys' };

@@ -35,4 +35,8 @@ test('codeFromFragment and parseRoute', () => {
   assert.deepEqual(parseRoute('#/new'), { page: 'new' });
   assert.deepEqual(parseRoute('#/account'), { page: 'account' });
   assert.deepEqual(parseRoute('#/deploys'), { page: 'deploys' });
+  assert.deepEqual(parseRoute('#/projects/blog-ann1/database/my%20notes'),
+    { page: 'project', name: 'blog-ann1', tab: 'database', sub: 'my notes' });
+  assert.deepEqual(parseRoute('#/templates'), { page: 'templates', slug: null });
+  assert.deepEqual(parseRoute('#/templates/wordpress'), { page: 'templates', slug: 'wordpress' });
 });

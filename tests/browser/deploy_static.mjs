@@ -34,7 +34,7 @@ runFlow('deploy_static', async ({ page, link, shot }) => {
   await signIn(page, link);
   const name = await makeProject(page, 'site');
   await openTab(page, 'Deploys');
-  await page.getByText('Drop a .tar.gz of your app here').waitFor();
+  await page.getByText("Drop your app's folder or a .tar.gz of it here").waitFor();
   await page.getByText('No releases yet.').waitFor();
 
   // Something that is not a .tar.gz is refused before it is sent.

@@ -91,3 +91,14 @@ export function expect(condition, what) {
 export async function openTab(page, name) {
   await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name }).click();
 }
+
+// Runs SQL in a project's Database tab's SQL editor (the tab open or not) and waits for the
+// editor to say where it goes; returns once the answer is on the page.
+export async function runSql(page, sql, route) {
+  await page.getByRole('navigation', { name: 'Database' }).getByRole('link', { name: 'SQL editor' }).click();
+  await page.getByLabel(/^SQL/).fill(sql);
+  if (route) await page.getByText(`/${route}.`, { exact: false }).first().waitFor();
+  await page.getByRole('button', { name: 'Run', exact: true }).click();
+  await page.getByRole('button', { name: 'Run', exact: true }).waitFor();
+  await page.waitForFunction(() => !document.querySelector('.sql-editor button[type=submit]').textContent.includes('Running'));
+}

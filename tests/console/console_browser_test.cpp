@@ -29,7 +29,9 @@ class ConsoleBrowser : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     BerthdOptions options;
-    options.plugins = {"projects", "storage", "runtime", "scheduler"};
+    // sqlconsole: the Database and Data API tabs; templates and n8n: the catalogue with an
+    // installer loaded (the flows install nothing that takes minutes to build).
+    options.plugins = {"projects", "storage", "runtime", "scheduler", "sqlconsole", "templates", "n8n"};
     // 64 hex characters: the secrets key, so the Secrets page has secrets to set.
     // The scheduler's test clock (a minute is 400 ms), so a schedule's runs are seen at once.
     options.extra_yaml = "projects:\n  creation_burst: 100\n  secrets_key: \"" +
@@ -38,6 +40,15 @@ class ConsoleBrowser : public ::testing::Test {
     server->start();
     // A plan without a project limit: the flows make several projects.
     server->createAccountWithToken("ann@example.com", "pro");
+    // Bo, to add to a team; and Bo's team, where Ann is a plain member.
+    server->createAccountWithToken("bo@example.com");
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"team", "create", "--slug", "bocrew", "--owner", "bo@example.com"},
+          std::vector<std::string>{"team", "add", "--team", "bocrew", "--email", "ann@example.com",
+                                   "--role", "member"}}) {
+      auto r = server->admin(args);
+      ASSERT_TRUE(r.status.ok()) << r.output;
+    }
   }
   static void TearDownTestSuite() {
     stopCleanly(*server);
@@ -98,6 +109,26 @@ TEST_F(ConsoleBrowser, AddASchedule) {
 
 TEST_F(ConsoleBrowser, MakeAndRevokeAToken) {
   runFlow("tokens");
+}
+
+TEST_F(ConsoleBrowser, DeployAFolderPackedInTheBrowser) {
+  runFlow("deploy_folder");
+}
+
+TEST_F(ConsoleBrowser, MakeATableInsertAndEditRowsRunAQuery) {
+  runFlow("database");
+}
+
+TEST_F(ConsoleBrowser, OpenATableToTheDataApiAndReadItWithFetch) {
+  runFlow("data_api");
+}
+
+TEST_F(ConsoleBrowser, TheTemplatesCatalogueAndAnInstallersForm) {
+  runFlow("templates");
+}
+
+TEST_F(ConsoleBrowser, MakeATeamAndManageItsMembers) {
+  runFlow("teams");
 }
 
 // For trying a page by hand: BERTH_CONSOLE_FLOW=/path/to/flow.mjs runs that script (written as

@@ -1,10 +1,11 @@
-// The account: who is signed in, its API tokens (made and shown once, listed, revoked), and
-// signing out.
+// The account: who is signed in, its teams and their members (src/pages/teams.js), its API
+// tokens (made and shown once, listed, revoked), and signing out.
 import { html, useState, useEffect } from '../ui.js';
 import { ErrorNote, Loading, ActionButton } from '../parts.js';
 import { formatAge, formatTime } from '../format.js';
+import { Teams } from './teams.js';
 
-export function Account({ api, me, onSignOut }) {
+export function Account({ api, me, onSignOut, onChanged }) {
   const [signOutError, setSignOutError] = useState(null);
   return html`<section>
     <div class="title-bar">
@@ -21,6 +22,7 @@ export function Account({ api, me, onSignOut }) {
         : `${me.projects_used} of ${me.project_limit} projects`}</dd>
       <dt>Teams</dt><dd>${me.teams.length ? me.teams.map((t) => `${t.slug} (${t.role})`).join(', ') : html`<span class="muted">none</span>`}</dd>
     </dl>
+    <${Teams} api=${api} onChanged=${onChanged} />
     <${Tokens} api=${api} />
   </section>`;
 }

@@ -1,10 +1,31 @@
-// Releases: drop a .tar.gz (or choose one), watch it upload, then follow the build until it is
-// live or failed. The list below has every recent release with its status and error, and
-// promote for an earlier one.
+// Releases: drop a .tar.gz or a folder (or choose either), watch it upload, then follow the
+// build until it is live or failed. A folder is packed in the browser into a .tar.gz
+// (src/tarball.js: tar + CompressionStream), as `tar czf app.tar.gz -C folder .` would, and
+// uploaded the same way. The list below has every recent release with its status and error,
+// and promote for an earlier one.
 import { html, useState, useEffect, useRef } from '../ui.js';
 import { ErrorNote, Loading, ActionButton } from '../parts.js';
 import { uploadRelease } from '../api.js';
 import { formatAge, formatBytes, shortId } from '../format.js';
+import { folderFiles, packFolder } from '../tarball.js';
+
+// The files under a dropped folder, through the drop's FileSystemEntry tree: [{path, file}]
+// with the folder's own name first (as <input webkitdirectory> gives them). .git and .berth
+// are not walked (a deploy leaves them out).
+async function walkEntry(entry, prefix, out) {
+  if (entry.isFile) {
+    const file = await new Promise((resolve, reject) => entry.file(resolve, reject));
+    out.push({ path: `${prefix}${entry.name}`, file });
+    return;
+  }
+  if (!entry.isDirectory || (prefix && (entry.name === '.git' || entry.name === '.berth'))) return;
+  const reader = entry.createReader();
+  for (;;) {
+    const batch = await new Promise((resolve, reject) => reader.readEntries(resolve, reject));
+    if (!batch.length) return;
+    for (const child of batch) await walkEntry(child, `${prefix}${entry.name}/`, out);
+  }
+}
 
 const POLL_MS = 1000;
 
@@ -15,6 +36,7 @@ export function Deploys({ api, project, onChange }) {
   const [dragging, setDragging] = useState(false);
   const alive = useRef(true);
   const input = useRef(null);
+  const folderInput = useRef(null);
 
   const reload = () => api.deploys(project.name).then(setDeploys, setListError);
   useEffect(() => {
@@ -37,13 +59,7 @@ export function Deploys({ api, project, onChange }) {
     }
   };
 
-  const start = async (file) => {
-    if (!file) return;
-    if (!/\.(tar\.gz|tgz)$/i.test(file.name)) {
-      setUpload({ file, error: new Error(`${file.name} is not a .tar.gz: pack your app's folder with tar czf app.tar.gz -C folder .`) });
-      return;
-    }
-    setUpload({ file, sent: 0, total: file.size });
+  const send = async (file) => {
     try {
       const release = await uploadRelease(project.name, file, (sent, total) =>
         alive.current && setUpload((u) => ({ ...u, sent, total })));
@@ -55,9 +71,56 @@ export function Deploys({ api, project, onChange }) {
     }
   };
 
+  const start = async (file) => {
+    if (!file) return;
+    if (!/\.(tar\.gz|tgz)$/i.test(file.name)) {
+      setUpload({ file, error: new Error(`${file.name} is not a .tar.gz: drop the app's folder itself, or pack it with tar czf app.tar.gz -C folder .`) });
+      return;
+    }
+    setUpload({ file, sent: 0, total: file.size });
+    await send(file);
+  };
+
+  // A folder: its files (with the folder's name first in each path) packed, then sent.
+  const startFolder = async (folderName, chosen) => {
+    const files = folderFiles(chosen);
+    const bytes = files.reduce((n, f) => n + f.file.size, 0);
+    const packing = { name: `${folderName}.tar.gz`, size: 0 };
+    setUpload({ file: packing, folder: { name: folderName, files: files.length, bytes }, packing: true });
+    if (!files.length) {
+      setUpload((u) => ({ ...u, packing: false, error: new Error(`${folderName} holds no files to deploy`) }));
+      return;
+    }
+    let file;
+    try {
+      file = await packFolder(folderName, files);
+    } catch (err) {
+      setUpload((u) => ({ ...u, packing: false, error: err }));
+      return;
+    }
+    if (!alive.current) return;
+    setUpload((u) => ({ ...u, file, packing: false, sent: 0, total: file.size }));
+    await send(file);
+  };
+
+  const chooseFolder = (list) => {
+    const chosen = [...list].map((f) => ({ path: f.webkitRelativePath || f.name, file: f }));
+    if (!chosen.length) return;
+    startFolder(chosen[0].path.split('/')[0], chosen);
+  };
+
   const onDrop = (e) => {
     e.preventDefault();
     setDragging(false);
+    // The entries must be taken while the drop event lasts.
+    const items = [...(e.dataTransfer.items || [])];
+    const entry = items.length && items[0].webkitGetAsEntry ? items[0].webkitGetAsEntry() : null;
+    if (entry && entry.isDirectory) {
+      const out = [];
+      walkEntry(entry, '', out).then(() => startFolder(entry.name, out),
+        (err) => setUpload({ file: { name: entry.name, size: 0 }, error: err }));
+      return;
+    }
     start(e.dataTransfer.files[0]);
   };
 
@@ -66,12 +129,16 @@ export function Deploys({ api, project, onChange }) {
       onDragLeave=${(e) => { if (e.currentTarget === e.target) setDragging(false); }}
       onDrop=${onDrop}>
     <div class="dropzone">
-      <p><strong>Drop a .tar.gz of your app here</strong> to deploy it, or${' '}
-        <button type="button" class="link" onClick=${() => input.current.click()}>choose a file</button>.</p>
-      <p class="muted small">Pack a folder with <code>tar czf site.tar.gz -C my-site .</code>; a folder with an${' '}
-        <code>index.html</code> and nothing to run is served as a static site.</p>
+      <p><strong>Drop your app's folder or a .tar.gz of it here</strong> to deploy it, or choose${' '}
+        <button type="button" class="link" onClick=${() => folderInput.current.click()}>a folder</button> or${' '}
+        <button type="button" class="link" onClick=${() => input.current.click()}>a .tar.gz</button>.</p>
+      <p class="muted small">A folder is packed here in the browser (without <code>.git</code>), as${' '}
+        <code>tar czf app.tar.gz -C folder .</code> would; a folder with an <code>index.html</code> and nothing to run is
+        served as a static site.</p>
       <input ref=${input} type="file" accept=".gz,.tgz,application/gzip" class="hidden" aria-label="Release archive"
-        onChange=${(e) => start(e.currentTarget.files[0])} />
+        onChange=${(e) => { start(e.currentTarget.files[0]); e.currentTarget.value = ''; }} />
+      <input ref=${folderInput} type="file" webkitdirectory=${true} multiple class="hidden" aria-label="App folder"
+        onChange=${(e) => { chooseFolder(e.currentTarget.files); e.currentTarget.value = ''; }} />
     </div>
     ${upload && html`<${UploadStatus} upload=${upload} project=${project} />`}
     <h2>Releases</h2>
@@ -87,10 +154,13 @@ export function Deploys({ api, project, onChange }) {
 }
 
 function UploadStatus({ upload, project }) {
-  const { file, sent, total, release, error } = upload;
-  const uploading = !release && !error;
+  const { file, folder, packing, sent, total, release, error } = upload;
+  const uploading = !packing && !release && !error;
   return html`<div class="upload" aria-live="polite">
-    <p><strong>${file.name}</strong> (${formatBytes(file.size)})</p>
+    ${folder && html`<p>The folder <strong>${folder.name}</strong>: ${folder.files === 1 ? '1 file' : `${folder.files} files`},${' '}
+      ${formatBytes(folder.bytes)}${packing ? '' : html`, packed into <strong>${file.name}</strong> (${formatBytes(file.size)})`}</p>`}
+    ${!folder && html`<p><strong>${file.name}</strong> (${formatBytes(file.size)})</p>`}
+    ${packing && html`<p>Packing it into ${file.name}…</p>`}
     ${uploading && html`<p>Uploading… ${formatBytes(sent || 0)} of ${formatBytes(total || file.size)}</p>
       <progress max=${total || 1} value=${sent || 0}></progress>`}
     ${release && release.status === 'building' && html`<p class="status building">Building release <code>${shortId(release.id)}</code>…</p>`}

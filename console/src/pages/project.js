@@ -10,6 +10,8 @@ import { Settings } from './settings.js';
 import { Logs } from './logs.js';
 import { Domains } from './domains.js';
 import { Files } from './files.js';
+import { Database } from './database.js';
+import { DataApi } from './data_api.js';
 
 const TABS = [
   ['overview', 'Overview'],
@@ -19,10 +21,12 @@ const TABS = [
   ['schedules', 'Schedules'],
   ['domains', 'Domains'],
   ['files', 'Files'],
+  ['database', 'Database'],
+  ['data-api', 'Data API'],
   ['settings', 'Settings'],
 ];
 
-export function Project({ api, name, tab }) {
+export function Project({ api, name, tab, sub }) {
   const [project, setProject] = useState(null);
   const [error, setError] = useState(null);
   const reload = () => api.project(name).then(setProject, setError);
@@ -52,6 +56,8 @@ export function Project({ api, name, tab }) {
     ${tab === 'logs' && html`<${Logs} api=${api} project=${project} />`}
     ${tab === 'domains' && html`<${Domains} api=${api} project=${project} />`}
     ${tab === 'files' && html`<${Files} api=${api} project=${project} />`}
+    ${tab === 'database' && html`<${Database} api=${api} project=${project} sub=${sub} />`}
+    ${tab === 'data-api' && html`<${DataApi} api=${api} project=${project} />`}
     ${tab === 'settings' && html`<${Settings} api=${api} project=${project} onChange=${reload} />`}
     ${!TABS.some(([id]) => id === tab) && html`<p>This page is not in the console yet.</p>`}
   </section>`;
