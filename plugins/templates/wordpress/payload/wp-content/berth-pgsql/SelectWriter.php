@@ -18,30 +18,6 @@ final class SelectWriter
     /** @var array<string, array> columns of a catalogue table as a scope source */
     private array $columnCache = [];
 
-    private const INFORMATION_TABLES = [
-        ['name' => 'TABLE_CATALOG', 'type' => 'text', 'nullable' => false],
-        ['name' => 'TABLE_SCHEMA', 'type' => 'text', 'nullable' => false],
-        ['name' => 'TABLE_NAME', 'type' => 'text', 'nullable' => false],
-        ['name' => 'TABLE_TYPE', 'type' => 'text', 'nullable' => false],
-        ['name' => 'ENGINE', 'type' => 'text', 'nullable' => true],
-        ['name' => 'VERSION', 'type' => 'int', 'nullable' => true],
-        ['name' => 'ROW_FORMAT', 'type' => 'text', 'nullable' => true],
-        ['name' => 'TABLE_ROWS', 'type' => 'int', 'nullable' => true],
-        ['name' => 'AVG_ROW_LENGTH', 'type' => 'int', 'nullable' => true],
-        ['name' => 'DATA_LENGTH', 'type' => 'int', 'nullable' => true],
-        ['name' => 'MAX_DATA_LENGTH', 'type' => 'int', 'nullable' => true],
-        ['name' => 'INDEX_LENGTH', 'type' => 'int', 'nullable' => true],
-        ['name' => 'DATA_FREE', 'type' => 'int', 'nullable' => true],
-        ['name' => 'AUTO_INCREMENT', 'type' => 'int', 'nullable' => true],
-        ['name' => 'CREATE_TIME', 'type' => 'datetime', 'nullable' => true],
-        ['name' => 'UPDATE_TIME', 'type' => 'datetime', 'nullable' => true],
-        ['name' => 'CHECK_TIME', 'type' => 'datetime', 'nullable' => true],
-        ['name' => 'TABLE_COLLATION', 'type' => 'text', 'nullable' => true],
-        ['name' => 'CHECKSUM', 'type' => 'int', 'nullable' => true],
-        ['name' => 'CREATE_OPTIONS', 'type' => 'text', 'nullable' => true],
-        ['name' => 'TABLE_COMMENT', 'type' => 'text', 'nullable' => false],
-    ];
-
     public function __construct(public Catalog $catalog, private ExpressionWriter $writer, private string $database)
     {
     }
@@ -113,23 +89,6 @@ final class SelectWriter
         return $this->columnCache[$table['name']];
     }
 
-    /**
-     * information_schema.TABLES for this database: the catalogue's tables with PostgreSQL's
-     * row estimates and sizes (site health reads the database size from it).
-     */
-    private function informationTables(): string
-    {
-        return 'SELECT \'def\'::text AS "TABLE_CATALOG", ' . Sql::literal($this->database) . '::text AS "TABLE_SCHEMA", '
-            . 'k.name::text AS "TABLE_NAME", \'BASE TABLE\'::text AS "TABLE_TYPE", \'InnoDB\'::text AS "ENGINE", '
-            . '10 AS "VERSION", \'Dynamic\'::text AS "ROW_FORMAT", greatest(c.reltuples, 0)::bigint AS "TABLE_ROWS", '
-            . '0::bigint AS "AVG_ROW_LENGTH", pg_table_size(c.oid) AS "DATA_LENGTH", 0::bigint AS "MAX_DATA_LENGTH", '
-            . 'pg_indexes_size(c.oid) AS "INDEX_LENGTH", 0::bigint AS "DATA_FREE", NULL::bigint AS "AUTO_INCREMENT", '
-            . 'NULL::timestamp AS "CREATE_TIME", NULL::timestamp AS "UPDATE_TIME", NULL::timestamp AS "CHECK_TIME", '
-            . "(k.definition::json->'options'->>'COLLATE') AS \"TABLE_COLLATION\", NULL::bigint AS \"CHECKSUM\", "
-            . '\'\'::text AS "CREATE_OPTIONS", \'\'::text AS "TABLE_COMMENT" '
-            . 'FROM ' . Catalog::TABLE . ' AS k JOIN pg_class AS c ON c.oid = to_regclass(quote_ident(k.name))';
-    }
-
     /** The catalogue table called $name, or MySQL's error 1146. */
     public function table(string $name, ?string $schema = null): array
     {
@@ -163,10 +122,10 @@ final class SelectWriter
     private function tableRef(Ast\TableRef $ref, Scope $scope, bool $nullable): string
     {
         if ($ref instanceof Ast\TableName && $ref->schema !== null && strcasecmp($ref->schema, 'information_schema') === 0
-            && strcasecmp($ref->name, 'TABLES') === 0) {
+            && ($columns = InformationSchema::columns($ref->name)) !== null) {
             $name = $ref->alias ?? $ref->name;
-            $scope->add($name, self::INFORMATION_TABLES, null, [], $nullable);
-            return '(' . $this->informationTables() . ') AS ' . Sql::ident($name);
+            $scope->add($name, $columns, null, [], $nullable);
+            return '(' . InformationSchema::sql($ref->name, $this->catalog, $this->database) . ') AS ' . Sql::ident($name);
         }
         if ($ref instanceof Ast\TableName) {
             $table = $this->table($ref->name, $ref->schema);
