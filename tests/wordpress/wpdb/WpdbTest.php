@@ -167,6 +167,22 @@ final class WpdbTest extends TestCase
         $this->assertSame($value . '!', $this->wpdb->get_var("SELECT body FROM t_items WHERE name = 'v'"));
     }
 
+    /**
+     * Literals are written with only quotes doubled. A tenant that turned
+     * standard_conforming_strings off for its role would otherwise make a backslash before a
+     * quote end the literal early: the value would be cut, or worse, run as SQL.
+     */
+    public function testLiteralsStaySafeWhenTheRoleTurnsStandardStringsOff(): void
+    {
+        $this->wpdb->close();
+        $inspect = $this->database->inspect();
+        pg_query($inspect, 'ALTER ROLE ' . $this->database->name . ' SET standard_conforming_strings = off');
+        $this->wpdb = $this->connect();
+        $value = "tail \\' ; DELETE FROM t_items; -- and a quote ' here";
+        $this->assertSame(1, $this->wpdb->insert('t_items', ['name' => 'v', 'body' => $value]));
+        $this->assertSame($value, $this->wpdb->get_var("SELECT body FROM t_items WHERE name = 'v'"));
+    }
+
     public function testEscapingIsMysqls(): void
     {
         $this->assertSame("a\\0b\\nc\\rd\\\\e\\'f\\\"g\\Zh", $this->wpdb->_real_escape("a\0b\nc\rd\\e'f\"g\x1ah"));

@@ -24,10 +24,12 @@ final class Connection
 
     public static function open(ConnectionUrl $url): self
     {
-        // The result text wpdb hands back relies on ISO dates and UTF-8 (MySQL's utf8mb4).
+        // The result text wpdb hands back relies on ISO dates and UTF-8 (MySQL's utf8mb4). Sql::literal
+        // writes 'text' with only quotes doubled, which is safe only while backslashes are plain
+        // characters: set here, whatever the role's or the database's own settings say.
         $conninfo = $url->conninfo([
             'client_encoding' => 'UTF8',
-            'options' => '-c DateStyle=ISO,YMD -c IntervalStyle=postgres',
+            'options' => '-c DateStyle=ISO,YMD -c IntervalStyle=postgres -c standard_conforming_strings=on',
             'application_name' => 'wordpress',
         ]);
         $error = '';
