@@ -34,11 +34,7 @@ final class MariadbStatementsTest extends TestCase
                 $r = $db->query($sql);
                 $t = $r['translation'];
                 if ($t->kind === 'select' || $t->kind === 'answer') {
-                    $rows = [];
-                    foreach ($r['rows'] as $row) {
-                        $rows[] = array_values($row);
-                    }
-                    $got = ['rows' => $rows];
+                    $got = ['rows' => $r['values']];
                 } else {
                     $got = ['affected' => $r['affected'], 'id' => $r['insertId'] === null ? null : (int) $r['insertId']];
                 }

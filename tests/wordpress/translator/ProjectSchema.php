@@ -62,17 +62,18 @@ final class ProjectSchema
     /**
      * Translates and runs one MySQL statement.
      *
-     * @return array{rows: array<int, array<string, ?string>>, affected: int, insertId: ?string, translation: Translation}
+     * @return array{rows: array<int, array<string, ?string>>, values: array<int, array<int, ?string>>, affected: int, insertId: ?string, translation: Translation}
      */
     public function query(string $mysql): array
     {
         $t = $this->translator->translate($mysql);
         if ($t->kind === 'answer') {
             $rows = array_map(fn (array $row): array => array_combine($t->answer['columns'], $row), $t->answer['rows']);
-            return ['rows' => $rows, 'affected' => 0, 'insertId' => null, 'translation' => $t];
+            return ['rows' => $rows, 'values' => $t->answer['rows'], 'affected' => 0, 'insertId' => null, 'translation' => $t];
         }
         $result = $this->runAll($t);
         $rows = [];
+        $values = [];
         $affected = 0;
         $insertId = null;
         if ($result !== null) {
@@ -80,6 +81,16 @@ final class ProjectSchema
             $types = [];
             for ($i = 0, $n = pg_num_fields($result); $i < $n; $i++) {
                 $types[pg_field_name($result, $i)] = pg_field_type($result, $i);
+            }
+            foreach (pg_fetch_all($result, PGSQL_NUM) ?: [] as $row) {
+                foreach ($row as $i => $v) {
+                    if ($v === '-infinity') {
+                        $row[$i] = pg_field_type($result, $i) === 'date' ? '0000-00-00' : '0000-00-00 00:00:00';
+                    } elseif ($v !== null) {
+                        $row[$i] = Nul::decode($v);
+                    }
+                }
+                $values[] = $row;
             }
             foreach ($fetched as $row) {
                 // As the wpdb layer shows values: NUL bytes back, the zero date back.
@@ -103,7 +114,7 @@ final class ProjectSchema
                 $insertId = $fetched[0][$t->insertIdColumn];
             }
         }
-        return ['rows' => $rows, 'affected' => $affected, 'insertId' => $insertId, 'translation' => $t];
+        return ['rows' => $rows, 'values' => $values, 'affected' => $affected, 'insertId' => $insertId, 'translation' => $t];
     }
 
     /** Runs a translation's statements (atomic ones all-or-nothing); answers the last result. */

@@ -321,8 +321,7 @@ final class ExpressionWriter
         }
         [$source, $column, $owner] = $resolved;
         $sql = Sql::ident($source['name']) . '.' . Sql::ident($column['name']);
-        $typed = new Typed($sql, $column['type'], null, false, $column['nullable']);
-        $typed->column = true;
+        $typed = new Typed($sql, $column['type'], null, false, $column['nullable'], $column['binary'] ?? false, true);
         if ($owner === $scope && $scope->grouped !== null && $this->aggregateDepth === 0) {
             $key = strtolower($source['name'] . '.' . $column['name']);
             if (!isset($scope->grouped[$key]) && !isset($scope->determined[strtolower($source['name'])])) {
@@ -350,15 +349,21 @@ final class ExpressionWriter
      */
     private function textCollation(Typed ...$values): string
     {
+        $column = false;
+        $binary = false;
         foreach ($values as $v) {
             if ($v->type !== 'text' && $v->type !== 'null') {
                 return '';
             }
-            if ($v->column || $v->binary) {
-                return '';
-            }
+            $column = $column || $v->column;
+            $binary = $binary || $v->binary;
         }
-        return ' COLLATE berth_mysql_ci';
+        if ($binary) {
+            // MySQL: a _bin side makes the comparison binary (and a ci column against a _bin
+            // one is no error).
+            return ' COLLATE "C"';
+        }
+        return $column ? '' : ' COLLATE berth_mysql_ci';
     }
 
     /** Both sides in one comparable form, converted as MySQL converts them. */

@@ -82,7 +82,8 @@ final class SelectWriter
         if (!isset($this->columnCache[$table['name']])) {
             $columns = [];
             foreach ($table['columns'] as $c) {
-                $columns[] = ['name' => $c['name'], 'type' => Catalog::category($c), 'nullable' => $c['nullable']];
+                $columns[] = ['name' => $c['name'], 'type' => Catalog::category($c), 'nullable' => $c['nullable'],
+                    'binary' => DdlTranslator::pgCollation($c, $table['options']) === ' COLLATE "C"'];
             }
             $this->columnCache[$table['name']] = $columns;
         }
