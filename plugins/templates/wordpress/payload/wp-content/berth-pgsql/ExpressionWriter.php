@@ -703,6 +703,9 @@ final class ExpressionWriter
             case 'DOUBLE': case 'FLOAT': case 'REAL':
                 return new Typed('(' . $this->num($x) . ')::double precision', 'float');
             case 'CHAR': case 'NCHAR': case 'VARCHAR': case 'TEXT':
+                if ($e->charset !== null && strtolower($e->charset) === 'binary') {
+                    return $this->cast(new Ast\Cast($e->expr, 'BINARY', $e->length), $scope, $clause);
+                }
                 $sql = $this->text($x);
                 if ($e->length !== null) {
                     $sql = 'left(' . $sql . ', ' . $e->length . ')';
@@ -992,6 +995,14 @@ final class ExpressionWriter
                 $column = Catalog::column($this->valuesTable, $ref->column)
                     ?? throw MysqlError::unknownColumn($ref->column, 'field list');
                 return new Typed('EXCLUDED.' . Sql::ident($column['name']), Catalog::category($column), null, false, $column['nullable']);
+            case 'LAST_INSERT_ID':
+                if (count($e->args) === 1) {
+                    // LAST_INSERT_ID(expr) sets insert_id to expr and answers it: in
+                    // `ON DUPLICATE KEY UPDATE id = LAST_INSERT_ID(id)` RETURNING already makes the
+                    // touched row's id the insert_id.
+                    return $args()[0];
+                }
+                throw new TranslateError('LAST_INSERT_ID() (the wpdb layer answers insert_id)');
             case 'FOUND_ROWS':
                 throw new TranslateError('FOUND_ROWS() other than alone in SELECT FOUND_ROWS()');
         }
