@@ -225,6 +225,9 @@ final class SemanticsTest extends TestCase
         $months = $this->q("SELECT DISTINCT YEAR( post_date ) AS year, MONTH( post_date ) AS month FROM wp_posts WHERE post_type = 'grp' ORDER BY post_date DESC")['rows'];
         $this->assertSame([['year' => '2024', 'month' => '3'], ['year' => '2024', 'month' => '2'], ['year' => '2024', 'month' => '1']], $months);
         $this->assertSame('3', $this->value("SELECT COUNT(*) FROM wp_posts WHERE post_type = 'grp' ORDER BY post_date DESC"));
+        $unsorted = $this->q("SELECT post_status, COUNT(*) FROM wp_posts WHERE post_type = 'grp' GROUP BY post_status ORDER BY NULL");
+        $this->assertCount(2, $unsorted['rows']);
+        $this->assertStringNotContainsString('ORDER BY', $unsorted['translation']->sql[0], 'ORDER BY NULL: no sorting');
         // wp_get_archives('type=weekly'): DISTINCT and GROUP BY, ordered by a column it does not select.
         $weeks = $this->q("SELECT DISTINCT WEEK(post_date, 1) AS `week`, YEAR( `post_date` ) AS `yr`, DATE_FORMAT( `post_date`, '%Y-%m-%d' ) AS `yyyymmdd`, count( `ID` ) AS `posts` FROM `wp_posts` WHERE post_type = 'grp' GROUP BY WEEK( `post_date`, 1 ), YEAR( `post_date` ) ORDER BY `post_date` DESC")['rows'];
         $this->assertSame([

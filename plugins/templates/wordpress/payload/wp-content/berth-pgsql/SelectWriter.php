@@ -223,7 +223,9 @@ final class SelectWriter
 
         $distinct = $s->distinct;
         $order = [];
-        foreach ($s->orderBy as $item) {
+        // ORDER BY NULL is MySQL's "do not sort" (it also stops GROUP BY's implicit order).
+        $orderBy = array_values(array_filter($s->orderBy, static fn (Ast\OrderItem $i): bool => !($i->expr instanceof Ast\Literal && $i->expr->kind === 'null')));
+        foreach ($orderBy as $item) {
             $order[] = $this->orderItem($item, $scope, $columns);
         }
         if ($distinct && !$grouping) {
@@ -240,7 +242,7 @@ final class SelectWriter
             }
             if ($grouping) {
                 $order = [];
-                foreach ($s->orderBy as $item) {
+                foreach ($orderBy as $item) {
                     $order[] = $this->orderItem($item, $scope, $columns);
                 }
             }
@@ -256,7 +258,7 @@ final class SelectWriter
                 }
             }
         }
-        if ($order === [] && $groupSql !== [] && $s->groupBy !== []) {
+        if ($s->orderBy === [] && $groupSql !== [] && $s->groupBy !== []) {
             // MariaDB sorts a GROUP BY result by its groups when no ORDER BY is given.
             foreach ($groupSql as $g) {
                 $order[] = [$g, ' NULLS FIRST'];
