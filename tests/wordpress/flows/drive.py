@@ -19,6 +19,7 @@ Standard library only."""
 import argparse
 import html
 import html.parser
+import http.client
 import http.cookiejar
 import json
 import re
@@ -150,8 +151,8 @@ class Browser:
                     page = Page(url, r.status, r.headers, r.read())
             except urllib.error.HTTPError as e:
                 page = Page(url, e.code, e.headers, e.read())
-            except (urllib.error.URLError, OSError) as e:
-                raise StepFailed("%s %s: %s" % (method, url, e))
+            except (urllib.error.URLError, OSError, http.client.HTTPException) as e:
+                raise StepFailed("%s %s: %s: %s" % (method, url, type(e).__name__, e))
             self.statuses.append(page.status)
             if page.status >= 500:
                 raise StepFailed("%s %s answered %d: %s" % (method, url, page.status, snippet(page.text)))
