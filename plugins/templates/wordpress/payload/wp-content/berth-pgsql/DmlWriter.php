@@ -308,7 +308,13 @@ final class DmlWriter
             $value = $this->assign($this->writer->expr($e, $scope, 'field list'), $column);
             $set[] = Sql::ident($column['name']) . ' = ' . $value;
             $changed[] = $this->changes($target, $value, $column);
+            if (count($s->tables) === 1) {
+                // MySQL assigns left to right: later expressions read this new value.
+                $this->writer->assigned[strtolower($source['name'] . '.' . $column['name'])]
+                    = new Typed('(' . $value . ')', Catalog::category($column), null, false, $column['nullable']);
+            }
         }
+        $this->writer->assigned = [];
         $target = $scope->sources[$targetIndex];
         foreach ($target['table']['columns'] as $c) {
             if (($c['onUpdate'] ?? null) !== null && !isset($assigned[strtolower($c['name'])])) {

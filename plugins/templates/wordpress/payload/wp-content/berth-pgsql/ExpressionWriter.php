@@ -35,6 +35,12 @@ final class ExpressionWriter
     /** The table of an INSERT ... ON DUPLICATE KEY UPDATE, where VALUES(col) means the new row. */
     public ?array $valuesTable = null;
 
+    /**
+     * @var array<string, Typed> "source.column" (lower-case) => its new value: a single-table
+     * UPDATE's later SET expressions see the values assigned before them, as in MySQL.
+     */
+    public array $assigned = [];
+
     /** Depth of aggregate arguments being written (columns there are never wrapped). */
     public int $aggregateDepth = 0;
 
@@ -320,6 +326,9 @@ final class ExpressionWriter
             throw MysqlError::unknownColumn(($e->table !== null ? $e->table . '.' : '') . $e->column, $clause);
         }
         [$source, $column, $owner] = $resolved;
+        if ($this->assigned !== [] && isset($this->assigned[strtolower($source['name'] . '.' . $column['name'])])) {
+            return $this->assigned[strtolower($source['name'] . '.' . $column['name'])];
+        }
         $sql = Sql::ident($source['name']) . '.' . Sql::ident($column['name']);
         $typed = new Typed($sql, $column['type'], null, false, $column['nullable'], $column['binary'] ?? false, true);
         if ($owner === $scope && $scope->grouped !== null && $this->aggregateDepth === 0) {

@@ -145,6 +145,7 @@ final class Translator
         }
         $this->writer->aggregateDepth = 0;
         $this->writer->valuesTable = null;
+        $this->writer->assigned = [];
         try {
             return $this->dispatch($statement);
         } catch (\Error $e) {
