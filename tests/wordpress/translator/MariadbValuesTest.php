@@ -8,10 +8,11 @@ use PHPUnit\Framework\TestCase;
 
 /**
  * Expressions whose values MariaDB 10.11 gave (mariadb_values.json: `SELECT <expr>` run on
- * mariadbd with utf8mb4_unicode_520_ci, the mysql client's text for each value): the
+ * mariadbd after WordPress's SET NAMES utf8mb4 COLLATE utf8mb4_unicode_520_ci, the mysql
+ * client's text for each value): the
  * translation gives the same text on PostgreSQL (the zero date shown as the wpdb layer shows
  * it). Conversions, casts, comparisons and their collation, string, number and date functions,
- * DATE_FORMAT, WEEK in every mode, INTERVAL arithmetic.
+ * DATE_FORMAT, WEEK in every mode, INTERVAL arithmetic, LIKE's case and accent rules.
  */
 final class MariadbValuesTest extends TestCase
 {

@@ -496,11 +496,11 @@ final class ExpressionWriter
             // LIKE BINARY / a _bin side: MySQL compares byte for byte.
             $sql = '(' . $left . ' COLLATE "C" ' . ($e->not ? 'NOT LIKE ' : 'LIKE ') . $pattern;
         } elseif ($p->string !== null && $e->escape === null) {
-            // A literal pattern runs as the equivalent case-insensitive regular expression:
-            // PostgreSQL's ~* folds case per character, ILIKE lowercases whole values first
-            // (twice the time on post_content for a search).
+            // A literal pattern runs as the equivalent case- and accent-insensitive regular
+            // expression: PostgreSQL's ~* folds case per character, ILIKE lowercases whole
+            // values first (twice the time on post_content for a search) and keeps accents.
             return new Typed('(' . $left . ' COLLATE berth_mysql_like ' . ($e->not ? '!~* ' : '~* ')
-                . Sql::literal(self::likeToRegex($p->string)) . ')', 'bool');
+                . Sql::literal(LikePattern::toRegex($p->string)) . ')', 'bool');
         } else {
             $sql = '(' . $left . ' COLLATE berth_mysql_like ' . ($e->not ? 'NOT ILIKE ' : 'ILIKE ') . $pattern;
         }
@@ -508,36 +508,6 @@ final class ExpressionWriter
             $sql .= ' ESCAPE ' . $this->text($this->expr($e->escape, $scope, $clause));
         }
         return new Typed($sql . ')', 'bool');
-    }
-
-    /** A LIKE pattern (backslash escapes) as an anchored regular expression meaning the same. */
-    public static function likeToRegex(string $pattern): string
-    {
-        $tokens = [];
-        for ($i = 0, $n = strlen($pattern); $i < $n; $i++) {
-            $ch = $pattern[$i];
-            if ($ch === '\\' && $i + 1 < $n) {
-                $ch = $pattern[++$i];
-                $tokens[] = strpbrk($ch, '\\^$.|?*+()[]{}') !== false ? '\\' . $ch : $ch;
-            } elseif ($ch === '%') {
-                $tokens[] = '.*';
-            } elseif ($ch === '_') {
-                $tokens[] = '.';
-            } else {
-                $tokens[] = strpbrk($ch, '\\^$.|?*+()[]{}') !== false ? '\\' . $ch : $ch;
-            }
-        }
-        $start = '^';
-        $end = '$';
-        while ($tokens !== [] && $tokens[0] === '.*') {
-            array_shift($tokens);
-            $start = '';
-        }
-        while ($tokens !== [] && end($tokens) === '.*') {
-            array_pop($tokens);
-            $end = '';
-        }
-        return $start . implode('', $tokens) . $end;
     }
 
     private function regexp(Ast\Regexp $e, Scope $scope, string $clause): Typed
