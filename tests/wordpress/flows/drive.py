@@ -416,11 +416,15 @@ def main():
     parser.add_argument("--host-header", help="the Host the site answers by, when --base is a loopback address")
     parser.add_argument("--site-title", help="text the front page's <title> must hold")
     parser.add_argument("--tag", help="the word in the new post's title and the search (default Berth<unix time>)")
-    parser.add_argument("--only", help="comma-separated steps to stop after the last of (for debugging)")
+    parser.add_argument("--only", help="stop after this step (for debugging)")
+    parser.add_argument("--skip", default="", help="comma-separated steps to leave out (for debugging)")
     args = parser.parse_args()
     flows = Flows(args)
     browser = flows.admin
+    skip = set(filter(None, args.skip.split(",")))
     for name, step in flows.steps():
+        if name in skip:
+            continue
         browser.flow = name
         started = time.monotonic()
         status, ok, detail = 0, True, ""
