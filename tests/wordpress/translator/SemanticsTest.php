@@ -225,6 +225,8 @@ final class SemanticsTest extends TestCase
         $months = $this->q("SELECT DISTINCT YEAR( post_date ) AS year, MONTH( post_date ) AS month FROM wp_posts WHERE post_type = 'grp' ORDER BY post_date DESC")['rows'];
         $this->assertSame([['year' => '2024', 'month' => '3'], ['year' => '2024', 'month' => '2'], ['year' => '2024', 'month' => '1']], $months);
         $this->assertSame('3', $this->value("SELECT COUNT(*) FROM wp_posts WHERE post_type = 'grp' ORDER BY post_date DESC"));
+        $any = $this->q("SELECT post_status, ANY_VALUE(post_title) AS t FROM wp_posts WHERE post_type = 'grp' GROUP BY post_status")['rows'];
+        $this->assertSame(['draft', 'g3'], [$any[0]['post_status'], $any[0]['t']], "MySQL's ANY_VALUE()");
         $unsorted = $this->q("SELECT post_status, COUNT(*) FROM wp_posts WHERE post_type = 'grp' GROUP BY post_status ORDER BY NULL");
         $this->assertCount(2, $unsorted['rows']);
         $this->assertStringNotContainsString('ORDER BY', $unsorted['translation']->sql[0], 'ORDER BY NULL: no sorting');

@@ -21,7 +21,7 @@ final class ExpressionWriter
         'COUNT' => true, 'SUM' => true, 'AVG' => true, 'MIN' => true, 'MAX' => true,
         'GROUP_CONCAT' => true, 'BIT_AND' => true, 'BIT_OR' => true, 'BIT_XOR' => true,
         'STD' => true, 'STDDEV' => true, 'STDDEV_POP' => true, 'STDDEV_SAMP' => true,
-        'VARIANCE' => true, 'VAR_POP' => true, 'VAR_SAMP' => true,
+        'VARIANCE' => true, 'VAR_POP' => true, 'VAR_SAMP' => true, 'ANY_VALUE' => true,
     ];
 
     private const UNITS = [
@@ -837,6 +837,51 @@ final class ExpressionWriter
             case 'CHAR':
                 $parts = array_map(fn (Typed $t): string => 'chr((' . $this->num($t) . ')::integer)', $args());
                 return new Typed('(' . implode(' || ', $parts) . ')', 'text');
+            case 'STRCMP':
+                $arity(2);
+                [$a, $b] = $args();
+                $ci = $this->textCollation($a, $b);
+                $l = $this->text($a);
+                $r = $this->text($b);
+                return new Typed('CASE WHEN ' . $l . ' IS NULL OR ' . $r . ' IS NULL THEN NULL WHEN (' . $l . ' < ' . $r . $ci . ') THEN -1 WHEN ('
+                    . $l . ' > ' . $r . $ci . ') THEN 1 ELSE 0 END', 'int');
+            case 'ELT':
+                $values = $args();
+                $n = array_shift($values);
+                $sql = 'CASE (' . $this->num($n) . ')';
+                foreach ($values as $i => $v) {
+                    $sql .= ' WHEN ' . ($i + 1) . ' THEN ' . $this->text($v);
+                }
+                return new Typed($sql . ' END', 'text');
+            case 'HEX':
+                $arity(1);
+                $x = $args()[0];
+                if ($x->isNumeric()) {
+                    return new Typed('upper(to_hex((' . $this->num($x) . ')::bigint))', 'text');
+                }
+                return new Typed("upper(encode(convert_to(" . $this->text($x) . ", 'UTF8'), 'hex'))", 'text');
+            case 'UNHEX':
+                $arity(1);
+                return new Typed("convert_from(decode(" . $this->text($args()[0]) . ", 'hex'), 'UTF8')", 'text');
+            case 'TO_BASE64':
+                $arity(1);
+                return new Typed("encode(convert_to(" . $this->text($args()[0]) . ", 'UTF8'), 'base64')", 'text');
+            case 'FROM_BASE64':
+                $arity(1);
+                return new Typed("convert_from(decode(" . $this->text($args()[0]) . ", 'base64'), 'UTF8')", 'text');
+            case 'SHA2':
+                $arity(2);
+                [$x, $bits] = $args();
+                $fn = ['224' => 'sha224', '256' => 'sha256', '0' => 'sha256', '384' => 'sha384', '512' => 'sha512'][$bits->sql] ?? null;
+                if ($fn === null) {
+                    return new Typed('NULL::text', 'text');
+                }
+                return new Typed("encode(" . $fn . "(convert_to(" . $this->text($x) . ", 'UTF8')), 'hex')", 'text');
+            case 'TIME_TO_SEC':
+                $arity(1);
+                $t = $args()[0];
+                $time = $t->type === 'time' ? $t->sql : ($t->type === 'text' ? '(' . $t->sql . ')::time' : '(' . $this->datetime($t) . ')::time');
+                return new Typed('extract(epoch FROM ' . $time . ')::integer', 'int');
             case 'UUID':
                 $arity(0);
                 return new Typed('gen_random_uuid()::text', 'text', null, false, false);
@@ -1022,6 +1067,10 @@ final class ExpressionWriter
             }
             $x = $this->expr($e->args[0], $scope, $clause);
             switch ($name) {
+                case 'ANY_VALUE':
+                    // Any value of the group: min() is one.
+                    $sql = $x->type === 'bool' ? $this->num($x) : $x->sql;
+                    return new Typed('min(' . $sql . ')', $x->type === 'bool' ? 'int' : $x->type);
                 case 'MIN': case 'MAX':
                     $sql = $x->type === 'bool' ? $this->num($x) : $x->sql;
                     return new Typed(strtolower($name) . '(' . $distinct . $sql . ')', $x->type === 'bool' ? 'int' : $x->type);
