@@ -799,8 +799,10 @@ final class ExpressionWriter
                 $a = $args();
                 $arity(2, $name === 'LOCATE' ? 3 : 2);
                 [$needle, $hay] = $name === 'INSTR' ? [$a[1], $a[0]] : [$a[0], $a[1]];
-                $h = $this->text($hay) . ' COLLATE berth_mysql_like';
-                $n = $this->text($needle);
+                // Case-insensitive as under MySQL's ci collations (binary sides compare bytes).
+                $binary = $hay->binary || $needle->binary;
+                $h = $binary ? '(' . $this->text($hay) . ' COLLATE "C")' : 'lower(' . $this->text($hay) . ' COLLATE berth_mysql_like)';
+                $n = $binary ? $this->text($needle) : 'lower(' . $this->text($needle) . ' COLLATE berth_mysql_like)';
                 if (isset($a[2])) {
                     $p = '(' . $this->num($a[2]) . ')::integer';
                     return new Typed('CASE WHEN strpos(substr(' . $h . ', ' . $p . '), ' . $n . ') = 0 THEN 0 ELSE strpos(substr(' . $h . ', ' . $p . '), ' . $n . ') + ' . $p . ' - 1 END', 'int');
