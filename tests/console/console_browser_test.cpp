@@ -29,13 +29,18 @@ class ConsoleBrowser : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     BerthdOptions options;
-    // sqlconsole: the Database and Data API tabs; templates and n8n: the catalogue with an
-    // installer loaded (the flows install nothing that takes minutes to build).
-    options.plugins = {"projects", "storage", "runtime", "scheduler", "sqlconsole", "templates", "n8n"};
+    // sqlconsole: the Database and Data API tabs; templates with the wordpress and n8n
+    // installers: the catalogue, and WordPress installed from its card (n8n, which takes
+    // minutes to build, is not installed).
+    options.plugins = {"projects",   "storage",   "runtime",   "scheduler",
+                       "sqlconsole", "templates", "wordpress", "n8n"};
     // 64 hex characters: the secrets key, so the Secrets page has secrets to set.
     // The scheduler's test clock (a minute is 400 ms), so a schedule's runs are seen at once.
     options.extra_yaml = "projects:\n  creation_burst: 100\n  secrets_key: \"" +
-                         std::string(64, 'c') + "\"\nscheduler:\n  minute_ms: 400\n";
+                         std::string(64, 'c') +
+                         "\"\nscheduler:\n  minute_ms: 400\n"
+                         // An install answers 202 after 3 s, so the page follows its progress.
+                         "templates:\n  answer_within_seconds: 3\n";
     server = new BerthdProcess(options);
     server->start();
     // A plan without a project limit: the flows make several projects.
@@ -43,7 +48,8 @@ class ConsoleBrowser : public ::testing::Test {
     // Bo, to add to a team; and Bo's team, where Ann is a plain member.
     server->createAccountWithToken("bo@example.com");
     for (const std::vector<std::string>& args :
-         {std::vector<std::string>{"team", "create", "--slug", "bocrew", "--owner", "bo@example.com"},
+         {std::vector<std::string>{"team", "create", "--slug", "bocrew", "--owner",
+                                   "bo@example.com"},
           std::vector<std::string>{"team", "add", "--team", "bocrew", "--email", "ann@example.com",
                                    "--role", "member"}}) {
       auto r = server->admin(args);

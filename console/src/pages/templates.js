@@ -115,7 +115,7 @@ function Install({ api, me, template, onClose }) {
     <div class="title-bar"><h2>Install ${template.name}</h2><button type="button" onClick=${onClose}>Close</button></div>
     ${!template.installable && html`<p class="warning">This server cannot install ${template.name}${': '}
       ${template.unavailable || 'no installer for it is loaded'}. Its form is shown so you can see what it asks.</p>`}
-    <form onSubmit=${submit} autocomplete="off">
+    ${!(run && run.state === 'installed') && html`<form onSubmit=${submit} autocomplete="off">
       <fieldset>
         <legend>Into</legend>
         <label class="check"><input type="radio" name="where" checked=${where === 'new'} onChange=${() => setWhere('new')} /> a new project</label>
@@ -157,7 +157,7 @@ function Install({ api, me, template, onClose }) {
       </div>`}
       <${ErrorNote} error=${error} onUse=${(s) => { setWhere('new'); setNewName(s); setError(null); }} />
       <button type="submit" class="primary" disabled=${busy || !template.installable}>${busy ? 'Installing…' : `Install ${template.name}`}</button>
-    </form>
+    </form>`}
     ${run && html`<${Progress} run=${run} />`}
   </div>`;
 }
