@@ -211,6 +211,26 @@ final class InstallScriptTest extends TestCase
         $this->assertStringEndsWith('https', trim($output));
     }
 
+    /** The rewrite rules written by a web request know the archives a command line never registers. */
+    public function testPrettyPermalinksReachTheCategoryArchive(): void
+    {
+        foreach (['/category/uncategorized/' => 'Uncategorized', '/hello-world/' => 'Hello world!'] as $path => $seen) {
+            // As the edge sends a path that is no file: php-cgi runs /index.php, the front controller.
+            [$code, $output] = self::$site->run(['php-cgi'], '', [
+                'REDIRECT_STATUS' => '200',
+                'REQUEST_METHOD' => 'GET',
+                'SCRIPT_NAME' => '/index.php',
+                'SCRIPT_FILENAME' => self::$site->site . '/index.php',
+                'REQUEST_URI' => $path,
+                'HTTP_HOST' => 'blog-ann.example:8080',
+                'SERVER_NAME' => 'blog-ann.example',
+            ]);
+            $this->assertSame(0, $code, $output);
+            $this->assertDoesNotMatchRegularExpression('/^Status: 404/m', $output, "$path:\n" . substr($output, 0, 2000));
+            $this->assertStringContainsString($seen, $output, $path);
+        }
+    }
+
     public function testTheWebInstallerAndTheInstallScriptAreNotReachable(): void
     {
         foreach (['/wp-admin/install.php' => 'wp-admin/install.php', '/.berth/install.php' => '.berth/install.php'] as $name => $file) {
