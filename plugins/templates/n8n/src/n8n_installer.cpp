@@ -1,5 +1,6 @@
 #include "n8n_installer.hpp"
 
+#include <berth/payload_files.hpp>
 #include <berth/services/projects_directory.hpp>
 #include <berth/services/projects_secrets.hpp>
 #include <berth/services/runtime_apps.hpp>
@@ -9,8 +10,6 @@
 
 #include <openssl/rand.h>
 
-#include <fstream>
-#include <sstream>
 #include <thread>
 
 #include "payload_pins.hpp"
@@ -28,14 +27,6 @@ constexpr const char* kTrees = "runtime.shared_trees.v1";
 constexpr const char* kApps = "runtime.apps.v1";
 constexpr const char* kReleases = "runtime.releases.v1";
 constexpr const char* kKeyName = "N8N_ENCRYPTION_KEY";
-
-std::string readWhole(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(500, "the n8n payload has no " + path.string());
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // 32 random bytes as 64 hex digits: n8n's own keys are of that strength.
 std::string randomKey() {
@@ -149,7 +140,7 @@ nlohmann::json N8nInstaller::install(berth::InstallContext& context, const nlohm
   progress(context, "making the n8n release");
   namespace releases = berth::runtime_releases;
   releases::CreateRequest create;
-  create.files = {{"start.sh", readWhole(payload / "start.sh"), true},
+  create.files = {{"start.sh", berth::payload::readFile(payload / "start.sh", "n8n"), true},
                   {"BERTH-N8N.txt",
                    "n8n " + pins.n8n_version + " on Node " + pins.node_version + ", from " + home +
                        " (read-only, shared by every n8n project on this server)\n",

@@ -1,8 +1,7 @@
 #include "package_pin.hpp"
 
 #include <berth/error.hpp>
-
-#include <openssl/evp.h>
+#include <berth/payload_files.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -17,31 +16,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using berth::Error;
-
-std::string sha256Hex(const std::string& bytes) {
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int size = 0;
-  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1 ||
-      EVP_DigestUpdate(ctx.get(), bytes.data(), bytes.size()) != 1 ||
-      EVP_DigestFinal_ex(ctx.get(), digest, &size) != 1)
-    throw Error(500, "SHA-256 failed");
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string hex;
-  for (unsigned int i = 0; i < size; ++i) {
-    hex.push_back(kHex[digest[i] >> 4]);
-    hex.push_back(kHex[digest[i] & 15]);
-  }
-  return hex;
-}
-
-std::string readWhole(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(500, "the WordPress payload's " + path.string() + " cannot be read");
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 }  // namespace
 
@@ -116,12 +90,12 @@ std::string payloadDigest(const fs::path& payload_dir, const std::string& packag
   std::string hashed = package_version;
   hashed.push_back('\0');
   for (const auto& [name, path] : files) {
-    const std::string bytes = readWhole(path);
+    const std::string bytes = berth::payload::readFile(path, "WordPress");
     hashed.append(name).push_back('\0');
     hashed.append(std::to_string(bytes.size())).push_back('\0');
     hashed.append(bytes);
   }
-  return sha256Hex(hashed).substr(0, 12);
+  return berth::payload::sha256Hex(hashed).substr(0, 12);
 }
 
 std::string treeName(const std::string& package_version, const std::string& digest) {
