@@ -29,8 +29,8 @@ runFlow('templates', async ({ page, link, shot }) => {
   await page.getByText("user must be 1 to 60 characters of letters, digits, '_', '-', '.' and '@'").waitFor();
   await page.getByLabel('Administrator user name').fill('');
   await page.getByLabel('Administrator password').fill('correct horse battery');
-  await page.getByLabel('Project name').fill('site');
-  await page.getByText(/Free\. It will be at site-/).waitFor();
+  await page.getByLabel('Project name').fill('press');
+  await page.getByText(/Free\. It will be at press-/).waitFor();
   await shot('templates-form');
   const wordpress = await page.getByRole('article', { name: 'Template WordPress' }).innerText();
   const installable = !wordpress.includes('Not installable');
@@ -46,7 +46,7 @@ runFlow('templates', async ({ page, link, shot }) => {
     await page.getByText('Secrets it made:').waitFor();
     await shot('templates-installed');
     const app = await page.getByRole('link', { name: 'Open the app ↗' }).getAttribute('href');
-    expect(app.startsWith('http://site-'), `the app is at ${app}`);
+    expect(app.startsWith('http://press-'), `the app is at ${app}`);
     const site = await page.context().newPage();
     // The first answer of the freshly installed app arrives cut short (the connection closes
     // after about 8 KB of its chunked body: net::ERR_INCOMPLETE_CHUNKED_ENCODING; the next
