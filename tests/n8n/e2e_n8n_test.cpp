@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "n8n/n8n_editor.hpp"
+#include "support/starter_app_suite.hpp"
 
 using namespace berth::testing;
 using namespace berth::testing::projects_api;
@@ -25,29 +26,15 @@ double secondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-class E2eN8n : public ::testing::Test {
+class E2eN8n : public StarterAppSuite {
  protected:
   static void SetUpTestSuite() {
-    BerthdOptions options;
-    options.plugins = {"projects", "storage", "runtime", "scheduler", "templates", "n8n"};
-    options.extra_yaml = secretsKeyYaml() +
-                         "runtime:\n"
-                         "  idle_stop_seconds: 20\n"
-                         "  stop_grace_seconds: 20\n"
-                         "templates:\n"
-                         "  answer_within_seconds: 3\n";
-    server = new BerthdProcess(options);
-    server->start();
-    owner = new Account(makeAccount(*server, "n8nown"));
-  }
-  static void TearDownTestSuite() {
-    stopCleanly(*server);
-    delete owner;
-    delete server;
-  }
-  static ApiClient api() { return server->api(owner->token); }
-  static std::string installPath(const std::string& project) {
-    return "/projects/" + project + "/app-templates/n8n/install";
+    startServer("n8n", "n8nown",
+                "runtime:\n"
+                "  idle_stop_seconds: 20\n"
+                "  stop_grace_seconds: 20\n"
+                "templates:\n"
+                "  answer_within_seconds: 3\n");
   }
   // The install's state once it is not "installing" any more.
   static nlohmann::json finished(const std::string& project, std::chrono::minutes limit) {

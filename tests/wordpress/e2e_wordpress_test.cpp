@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "../projects/api_support.hpp"
+#include "support/starter_app_suite.hpp"
 #include "util/process.hpp"
 
 using namespace berth::testing;
@@ -24,32 +25,16 @@ constexpr const char* kUser = "editor";
 constexpr const char* kPassword = "Flows-passw0rd-e2e";
 constexpr const char* kTitle = "Berth Flows Blog";
 
-class E2eWordpress : public ::testing::Test {
+class E2eWordpress : public StarterAppSuite {
  protected:
   static void SetUpTestSuite() {
-    BerthdOptions options;
-    options.plugins = {"projects", "storage", "runtime", "scheduler", "templates", "wordpress"};
     // minute_ms 400: the install's */15 wp-cron schedule fires every 6 real seconds.
-    options.extra_yaml = secretsKeyYaml() +
-                         "scheduler:\n"
-                         "  minute_ms: 400\n"
-                         "templates:\n"
-                         "  answer_within_seconds: 3\n";
-    server = new BerthdProcess(options);
-    server->start();
-    owner = new Account(makeAccount(*server, "wpflows"));
+    startServer("wordpress", "wpflows",
+                "scheduler:\n"
+                "  minute_ms: 400\n"
+                "templates:\n"
+                "  answer_within_seconds: 3\n");
   }
-  static void TearDownTestSuite() {
-    stopCleanly(*server);
-    delete owner;
-    delete server;
-  }
-  static ApiClient api() { return server->api(owner->token); }
-  static std::string installPath(const std::string& project) {
-    return "/projects/" + project + "/app-templates/wordpress/install";
-  }
-  static inline BerthdProcess* server = nullptr;
-  static inline Account* owner = nullptr;
 };
 
 // The host part of the project's url (http://<host>[:port]), which WordPress knows as its own.
