@@ -63,11 +63,15 @@ final class WpdbTest extends TestCase
         $owner = pg_fetch_result(pg_query($inspect, "SELECT tableowner FROM pg_tables WHERE tablename = 'berth_mysql_catalog'"), 0, 0);
         $this->assertSame($this->database->name, $owner);
 
-        // A new version of the support functions is installed on the next connect, once.
+        // A new version of the support functions is installed on the next connect of a new
+        // backend, once (a kept backend that checked does not check again: PersistentConnectionTest).
         pg_query($inspect, "COMMENT ON TABLE berth_mysql_support IS 'Berth: MySQL support for WordPress installed at version 0'");
+        $this->wpdb->close();
+        pg_query($inspect, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'wpdb_test'");
         $second = $this->connect();
         $this->assertSame(\Berth\Pg\Translator::SUPPORT_VERSION, \Berth\Pg\SupportSchema::installedVersion($this->executorOf($second)));
         $second->close();
+        $this->wpdb = $this->connect();
         $this->assertSame('', trim((string) file_get_contents($this->log)));
     }
 
@@ -177,6 +181,8 @@ final class WpdbTest extends TestCase
         $this->wpdb->close();
         $inspect = $this->database->inspect();
         pg_query($inspect, 'ALTER ROLE ' . $this->database->name . ' SET standard_conforming_strings = off');
+        // The role's settings reach a new backend only: end the kept one.
+        pg_query($inspect, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'wpdb_test'");
         $this->wpdb = $this->connect();
         $value = "tail \\' ; DELETE FROM t_items; -- and a quote ' here";
         $this->assertSame(1, $this->wpdb->insert('t_items', ['name' => 'v', 'body' => $value]));

@@ -85,6 +85,39 @@ final class Executor
         return $result;
     }
 
+    /**
+     * Several statements in one text, one round trip (PostgreSQL's simple query protocol runs
+     * them as one implicit transaction unless they say otherwise). Answers every statement's
+     * result in order; throws the first failure (the statements after it did not run).
+     *
+     * @return list<\PgSql\Result>
+     * @throws PgFailure
+     */
+    public function execAll(string $sql): array
+    {
+        if (pg_connection_status($this->pg) !== PGSQL_CONNECTION_OK || !@pg_send_query($this->pg, $sql)) {
+            throw PgFailure::connectionLost(pg_last_error($this->pg));
+        }
+        $results = [];
+        $failure = null;
+        while (($result = pg_get_result($this->pg)) !== false) {
+            $status = pg_result_status($result);
+            if ($status === PGSQL_FATAL_ERROR || $status === PGSQL_BAD_RESPONSE || $status === PGSQL_NONFATAL_ERROR) {
+                $failure ??= PgFailure::fromResult($result);
+                continue;
+            }
+            $results[] = $result;
+        }
+        if (pg_connection_status($this->pg) !== PGSQL_CONNECTION_OK
+            || ($failure !== null && str_starts_with($failure->sqlstate, '57P'))) {
+            throw PgFailure::connectionLost($failure !== null ? $failure->getMessage() : pg_last_error($this->pg));
+        }
+        if ($failure !== null) {
+            throw $failure;
+        }
+        return $results;
+    }
+
     /** @param string[] $statements */
     private function underSavepoint(array $statements): ?\PgSql\Result
     {

@@ -39,7 +39,7 @@ class Wpdb extends \wpdb
         $this->is_mysql = true;
         $this->connectError = '';
         if ($this->dbh instanceof Connection) {
-            // A reconnect: the old session is gone or going.
+            // A reconnect: the link is given back; Connection::open() replaces a lost backend.
             $this->dbh->close();
             $this->dbh = null;
         }
@@ -48,8 +48,10 @@ class Wpdb extends \wpdb
             $url = ConnectionUrl::parse(self::databaseUrl());
             $connection = Connection::open($url);
             $this->databaseName = (string) ($this->dbname ?: $url->database());
-            SupportSchema::ensure($connection->executor);
-            $this->translator = new Translator($this->loadCatalog($connection->executor), $this->databaseName);
+            // One round trip on a kept connection: what an earlier request may have left in the
+            // session is cleared, and the catalogue read (the support schema checked once per backend).
+            $rows = SupportSchema::loadCatalog($connection->executor, Connection::RESET_SQL);
+            $this->translator = new Translator(Catalog::fromRows($rows), $this->databaseName);
         } catch (\Throwable $error) {
             $this->connectError = $error->getMessage();
             if ($connection !== null) {
