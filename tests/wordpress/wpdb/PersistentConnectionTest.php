@@ -106,6 +106,23 @@ final class PersistentConnectionTest extends TestCase
         $second->close();
     }
 
+    public function testASecondWpdbOfTheSameRequestLeavesTheFirstsTransactionAlone(): void
+    {
+        $first = $this->request();
+        $first->query('START TRANSACTION');
+        $first->query("INSERT INTO t_items (name) VALUES ('mine')");
+        pg_query($first->dbh->pg, 'SELECT pg_advisory_lock(4243)');
+        // A plugin's own wpdb, same DATABASE_URL, same request: the same session.
+        $plugin = $this->request();
+        $this->assertSame(self::pid($first), self::pid($plugin));
+        $plugin->close();
+        $this->assertSame(PGSQL_TRANSACTION_INTRANS, pg_transaction_status($first->dbh->pg));
+        $this->assertNotFalse($first->query('COMMIT'));
+        $this->assertSame('1', $this->inspectValue("SELECT count(*) FROM t_items WHERE name = 'mine'"));
+        $this->assertSame('f', $this->inspectValue('SELECT pg_try_advisory_lock(4243)'), 'still held by the first');
+        $first->close();
+    }
+
     public function testAnAbortedTransactionIsRecovered(): void
     {
         $first = $this->request();

@@ -37,6 +37,8 @@ final class Connection
      */
     private static array $holders = [];
     private bool $closed = false;
+    /** This link is the request's first on its conninfo: the session is this request's to reset. */
+    private bool $first = false;
 
     private function __construct(public readonly \PgSql\Connection $pg, private readonly string $key)
     {
@@ -75,6 +77,7 @@ final class Connection
         $connection = new self($pg, $conninfo);
         $first = (self::$holders[$conninfo] ?? 0) === 0;
         self::$holders[$conninfo] = (self::$holders[$conninfo] ?? 0) + 1;
+        $connection->first = $first;
         if ($first) {
             try {
                 $connection->renew();
@@ -84,6 +87,12 @@ final class Connection
             }
         }
         return $connection;
+    }
+
+    /** RESET_SQL for the request's first link; nothing for one sharing an earlier link's session. */
+    public function resetSql(): string
+    {
+        return $this->first ? self::RESET_SQL : '';
     }
 
     /**

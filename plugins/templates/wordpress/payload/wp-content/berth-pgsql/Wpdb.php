@@ -50,7 +50,7 @@ class Wpdb extends \wpdb
             $this->databaseName = (string) ($this->dbname ?: $url->database());
             // One round trip on a kept connection: what an earlier request may have left in the
             // session is cleared, and the catalogue read (the support schema checked once per backend).
-            $rows = SupportSchema::loadCatalog($connection->executor, Connection::RESET_SQL);
+            $rows = SupportSchema::loadCatalog($connection->executor, $connection->resetSql());
             $this->translator = new Translator(Catalog::fromRows($rows), $this->databaseName);
         } catch (\Throwable $error) {
             $this->connectError = $error->getMessage();
