@@ -19,6 +19,7 @@
 
 #include "auth/accounts.hpp"  // randomHex
 #include "edge/edge_cache.hpp"
+#include "edge/edge_pins.hpp"
 #include "log/logging.hpp"
 
 namespace berth::core {
@@ -165,6 +166,13 @@ void writeFileAtomically(const std::string& path, const std::string& text) {
   fs::rename(temp, path);
 }
 
+// The ports clients reach nginx on: an old worker holding a connection there is still answering.
+std::vector<uint16_t> listenPorts(const EdgeLayout& layout) {
+  std::vector<uint16_t> ports{layout.listen.port};
+  for (const auto& extra : layout.project_listens) ports.push_back(extra.port);
+  return ports;
+}
+
 // A master left behind by a berthd that was killed still holds our ports.
 void killLeftoverMaster(const std::string& runtime_dir, const std::string& config_path) {
   std::ifstream pid_file(runtime_dir + "/nginx.pid");
@@ -211,6 +219,15 @@ void Edge::start() {
   prepareDirectories(layout_);
   killLeftoverMaster(layout_.runtime_dir, config_path_);
   emptyBodyFolder(layout_);
+  // An nginx whose old workers may leave a reload with an answer still arriving gets its
+  // workers pinned before each reload (edge_pins.hpp); a fixed one needs no pin server.
+  auto version = runCommand({binary_, "-v"}, {}, 60s);
+  if (!pins_ && nginxLosesTimersWithEpoll(version.output)) {
+    layout_.pin_port = freeLoopbackPort();
+    layout_.pin_socket = layout_.runtime_dir + "/pins.sock";
+    if (layout_.pin_port != 0) pins_ = std::make_unique<EdgePins>(layout_.pin_socket);
+    if (!pins_) layout_.pin_port = 0;
+  }
   writeConfig();
 
   std::string prefix = layout_.runtime_dir + "/";
@@ -263,6 +280,7 @@ void Edge::supervise() {
     next_check = Clock::now() + 200ms;
 
     std::lock_guard lock(mutex_);
+    if (pins_) pins_->releaseDone(listenPorts(layout_));
     if (stopping_ || child_.running()) continue;
     pid_t old_pid = child_.pid();
     logger->warn("nginx (pid {}) stopped unexpectedly ({}); restarting", old_pid,
@@ -375,6 +393,8 @@ void Edge::reload(std::unique_lock<std::mutex>& lock) {
   if (stopping_ || child_.pid() <= 0) return;
   fs::rename(candidate, config_path_);
   publishEdgeCacheTtls(edgeCacheTtls(next));
+  // Old workers must not leave before the answers they are sending are done.
+  if (pins_) pins_->pinWorkers(child_.pid(), layout_.pin_port);
   // A dead master is restarted by the supervisor, from the new file.
   child_.signal(SIGHUP);
   ++reloads_;
@@ -397,6 +417,7 @@ void Edge::stop() {
   if (supervisor_.joinable()) supervisor_.join();
   std::lock_guard lock(mutex_);
   pid_t leader = child_.pid();
+  if (pins_) pins_->clear();  // or the workers would wait for them
   if (child_.running()) {
     child_.signal(SIGQUIT);  // graceful: finish requests in flight
     if (!child_.wait(5s)) {

@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -16,6 +17,8 @@
 #include "util/process.hpp"
 
 namespace berth::core {
+
+class EdgePins;
 
 class Edge {
  public:
@@ -66,6 +69,8 @@ class Edge {
   std::atomic<bool> stopping_{false};
   std::atomic<int> restarts_{0};
   std::atomic<int> reloads_{0};
+  // Set when this nginx needs its workers pinned through reloads (edge_pins.hpp).
+  std::unique_ptr<EdgePins> pins_;
 };
 
 // One line of nginx's access log, parsed (berthd itself passes lines on unparsed; this is the

@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 
 #include "http/body_checks.hpp"
 #include "util/process.hpp"
@@ -119,6 +120,7 @@ class ConfigWriter {
     http();
     apiServer();
     projectServer();
+    if (layout_.pin_port != 0) pinServer();
     out_ << "}\n";
     return out_.str();
   }
@@ -769,6 +771,30 @@ class ConfigWriter {
     line(1, "}");
   }
 
+  // berthd's way to give each worker a request that never ends (EdgePins): a worker keeps
+  // running after a reload while it has one, so answers in flight are not cut. reuseport gives
+  // each worker its own socket: connections from different source ports reach every worker.
+  // A keep-alive connection stays with one worker: "who" says which, "hold" then waits on
+  // pin_socket (which never answers) until berthd closes the connection or
+  // worker_shutdown_timeout ends the old worker.
+  void pinServer() {
+    if (layout_.pin_socket.empty() || layout_.pin_socket.front() != '/' ||
+        layout_.pin_socket.find_first_of(" ;{}\"'$") != std::string::npos)
+      throw std::invalid_argument("the edge pin socket must be a plain absolute path: '" +
+                                  layout_.pin_socket + "'");
+    line(1, "server {");
+    line(2, "listen 127.0.0.1:" + std::to_string(layout_.pin_port) + " reuseport;");
+    line(2, "access_log off;");
+    line(2, "location = /_berth_pin/who { return 200 $pid; }");
+    line(2, "location = /_berth_pin/hold {");
+    line(3, "proxy_pass http://unix:" + layout_.pin_socket + ":/;");
+    line(3, "proxy_set_header X-Berth-Pin-Worker $pid;");
+    line(3, "proxy_read_timeout 3600s;");
+    line(2, "}");
+    line(2, "location / { return 404; }");
+    line(1, "}");
+  }
+
   const EdgeLayout& layout_;
   std::ostringstream out_;
 };
@@ -861,6 +887,19 @@ std::vector<uint32_t> edgeCacheTtls(const EdgeLayout& layout) {
   std::set<uint32_t> ttls;
   for (const auto& rule : layout.cache_rules) ttls.insert(rule.ttl_seconds);
   return {ttls.begin(), ttls.end()};
+}
+
+bool nginxLosesTimersWithEpoll(const std::string& version_text) {
+  const std::string marker = "nginx/";
+  size_t at = version_text.find(marker);
+  if (at == std::string::npos) return true;
+  std::istringstream numbers(version_text.substr(at + marker.size()));
+  int major = -1, minor = -1, patch = -1;
+  char dot1 = 0, dot2 = 0;
+  if (!(numbers >> major >> dot1 >> minor >> dot2 >> patch) || dot1 != '.' || dot2 != '.')
+    return true;
+  // Fixed in 1.23.1 (nginx ticket #2367, "Events: fixed EPOLLRDHUP with FIONREAD").
+  return std::tuple(major, minor, patch) < std::tuple(1, 23, 1);
 }
 
 std::string routePatternRegex(const std::string& pattern) {

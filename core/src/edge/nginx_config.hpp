@@ -87,7 +87,19 @@ struct EdgeLayout {
   // The web console's files (share/berth/console), served on the API host at /console/; empty:
   // no console locations.
   std::string console_dir;
+  // The pin server (see EdgePins): 127.0.0.1:pin_port, whose holds wait on the unix socket
+  // pin_socket, which never answers. 0: none.
+  uint16_t pin_port = 0;
+  std::string pin_socket;
 };
+
+// Whether the nginx of `nginx -v`'s text (e.g. "nginx version: nginx/1.22.1") can drop the only
+// timer of a request whose buffered upstream answer is still arriving: with epoll, before 1.23.1
+// (Debian 12 ships 1.22), a read that takes exactly what FIONREAD said leaves the event "ready"
+// and the timer is deleted until the next bytes arrive. An old worker of a reload exits as soon
+// as it has no timer left, cutting such answers short (the edge pins its workers, EdgePins).
+// True as well when the text is unreadable. Only epoll is built into Debian's nginx.
+bool nginxLosesTimersWithEpoll(const std::string& version_text);
 
 // The distinct ttls of the rules: each has its own /_berth_cache/<ttl>/ location.
 std::vector<uint32_t> edgeCacheTtls(const EdgeLayout& layout);
