@@ -543,3 +543,33 @@ TEST(NginxConfig, AccessLogRedactsTheApikeyParameter) {
   auto result = nginxTest(layout);
   EXPECT_TRUE(result.status.ok()) << result.output;
 }
+
+// The pin server (EdgePins): only with a pin port; every worker its own socket; "who" answers
+// the worker's pid; "hold" waits on the unix socket, long.
+TEST(NginxConfig, PinServer) {
+  TempDir dir;
+  auto layout = baseLayout(dir.path());
+  EXPECT_FALSE(contains(renderNginxConfig(layout), "_berth_pin"));
+  layout.pin_port = 18082;
+  layout.pin_socket = layout.runtime_dir + "/pins.sock";
+  auto text = renderNginxConfig(layout);
+  EXPECT_TRUE(contains(text, "listen 127.0.0.1:18082 reuseport;")) << text;
+  EXPECT_TRUE(contains(text, "location = /_berth_pin/who { return 200 $pid; }")) << text;
+  EXPECT_TRUE(contains(text, "proxy_pass http://unix:" + layout.pin_socket + ":/;")) << text;
+  EXPECT_TRUE(contains(text, "proxy_set_header X-Berth-Pin-Worker $pid;")) << text;
+  auto result = nginxTest(layout);
+  EXPECT_TRUE(result.status.ok()) << result.output;
+  layout.pin_socket = "/tmp/x; include /etc/passwd";
+  EXPECT_THROW(renderNginxConfig(layout), std::invalid_argument);
+}
+
+// Which nginx loses a request's timer with epoll (fixed in 1.23.1); unreadable text: assume so.
+TEST(NginxConfig, WhichNginxNeedsPins) {
+  EXPECT_TRUE(nginxLosesTimersWithEpoll("nginx version: nginx/1.22.1\n"));
+  EXPECT_TRUE(nginxLosesTimersWithEpoll("nginx version: nginx/1.23.0"));
+  EXPECT_FALSE(nginxLosesTimersWithEpoll("nginx version: nginx/1.23.1"));
+  EXPECT_FALSE(nginxLosesTimersWithEpoll("nginx version: nginx/1.26.3 (Ubuntu)"));
+  EXPECT_FALSE(nginxLosesTimersWithEpoll("nginx version: nginx/2.0.0"));
+  EXPECT_TRUE(nginxLosesTimersWithEpoll("nginx version: openresty"));
+  EXPECT_TRUE(nginxLosesTimersWithEpoll(""));
+}
