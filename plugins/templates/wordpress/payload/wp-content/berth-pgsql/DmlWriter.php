@@ -73,6 +73,21 @@ final class DmlWriter
         }
     }
 
+    /**
+     * One `column = value` of a SET, the test whether it changes the row (MySQL counts only
+     * changed rows) and the value written (null for DEFAULT).
+     *
+     * @return array{0: string, 1: string, 2: ?string}
+     */
+    private function setItem(string $target, array $column, Ast\Expr $e, Scope $scope): array
+    {
+        if ($e instanceof Ast\DefaultValue) {
+            return [Sql::ident($column['name']) . ' = DEFAULT', 'TRUE', null];
+        }
+        $value = $this->assign($this->writer->expr($e, $scope, 'field list'), $column);
+        return [Sql::ident($column['name']) . ' = ' . $value, $this->changes($target, $value, $column), $value];
+    }
+
     /** The condition "this assignment changes the stored value", compared byte for byte. */
     private function changes(string $target, string $value, array $column): string
     {
@@ -200,14 +215,7 @@ final class DmlWriter
                     foreach ($s->onDuplicate as [$name, $e]) {
                         $column = Catalog::column($table, $name) ?? throw MysqlError::unknownColumn($name, 'field list');
                         $target = Sql::ident($table['name']) . '.' . Sql::ident($column['name']);
-                        if ($e instanceof Ast\DefaultValue) {
-                            $set[] = Sql::ident($column['name']) . ' = DEFAULT';
-                            $changed[] = 'TRUE';
-                            continue;
-                        }
-                        $value = $this->assign($this->writer->expr($e, $scope, 'field list'), $column);
-                        $set[] = Sql::ident($column['name']) . ' = ' . $value;
-                        $changed[] = $this->changes($target, $value, $column);
+                        [$set[], $changed[]] = $this->setItem($target, $column, $e, $scope);
                     }
                 } finally {
                     $this->writer->valuesTable = null;
@@ -300,15 +308,8 @@ final class DmlWriter
             $column = Catalog::column($table, $col['name']);
             $target = Sql::ident($source['name']) . '.' . Sql::ident($column['name']);
             $assigned[strtolower($column['name'])] = true;
-            if ($e instanceof Ast\DefaultValue) {
-                $set[] = Sql::ident($column['name']) . ' = DEFAULT';
-                $changed[] = 'TRUE';
-                continue;
-            }
-            $value = $this->assign($this->writer->expr($e, $scope, 'field list'), $column);
-            $set[] = Sql::ident($column['name']) . ' = ' . $value;
-            $changed[] = $this->changes($target, $value, $column);
-            if (count($s->tables) === 1) {
+            [$set[], $changed[], $value] = $this->setItem($target, $column, $e, $scope);
+            if ($value !== null && count($s->tables) === 1) {
                 // MySQL assigns left to right: later expressions read this new value.
                 $this->writer->assigned[strtolower($source['name'] . '.' . $column['name'])]
                     = new Typed('(' . $value . ')', Catalog::category($column), null, false, $column['nullable']);
