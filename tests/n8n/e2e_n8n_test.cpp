@@ -47,8 +47,6 @@ class E2eN8n : public StarterAppSuite {
         limit);
     return state;
   }
-  static inline BerthdProcess* server = nullptr;
-  static inline Account* owner = nullptr;
 };
 
 TEST_F(E2eN8n, InstallUseIdleWakeAndASecondProject) {
