@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "db/pool.hpp"
+#include "projects/api_support.hpp"
 #include "support/berthd_process.hpp"
 #include "support/pg_cluster.hpp"
 
@@ -39,10 +40,7 @@ int main(int argc, char** argv) {
   options.extra_yaml = "projects:\n  creation_burst: 1000\n  creation_refill_seconds: 1\n";
   BerthdProcess server(options);
   server.start();
-  server.admin({"account", "create", "--email", "bench@example.com", "--plan", "pro"});
-  auto tok = server.admin({"token", "create", "--email", "bench@example.com"});
-  std::string token = tok.output.substr(0, tok.output.find('\n'));
-  auto api = server.api(token);
+  auto api = server.api(projects_api::makeAccount(server, "bench").token);
 
   // 1. Lifecycle through berthd.
   std::vector<double> create_ms, delete_ms;

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "projects/api_support.hpp"
 #include "runtime/tar_builder.hpp"
 #include "support/berthd_process.hpp"
 
@@ -58,10 +59,7 @@ int main(int argc, char** argv) {
   options.extra_yaml = "runtime:\n  keep_releases: 2\n";
   BerthdProcess server(options);
   server.start();
-  server.admin({"account", "create", "--email", "bench@example.com", "--plan", "pro"});
-  auto tok = server.admin({"token", "create", "--email", "bench@example.com"});
-  std::string token = tok.output.substr(0, tok.output.find('\n'));
-  auto api = server.api(token);
+  auto api = server.api(projects_api::makeAccount(server, "bench").token);
   auto created = api.post("/projects", {{"name", "rel"}});
   if (created.status != 201) {
     std::fprintf(stderr, "create failed: %ld %s\n", created.status, created.body.c_str());

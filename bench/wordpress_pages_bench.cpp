@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "projects/api_support.hpp"
 #include "support/berthd_process.hpp"
 #include "util/process.hpp"
 
@@ -173,10 +174,7 @@ int main(int argc, char** argv) {
                        "\"\ntemplates:\n  answer_within_seconds: 3\n";
   BerthdProcess server(options);
   server.start();
-  server.admin({"account", "create", "--email", "bench@example.com", "--plan", "pro"});
-  auto tok = server.admin({"token", "create", "--email", "bench@example.com"});
-  std::string token = tok.output.substr(0, tok.output.find('\n'));
-  auto api = server.api(token);
+  auto api = server.api(projects_api::makeAccount(server, "bench").token);
 
   Site pg{"PostgreSQL (drop-in)", "", ""}, my{"MariaDB (stock)", "", ""};
   for (Site* s : {&pg, &my}) {
