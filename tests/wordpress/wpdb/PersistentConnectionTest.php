@@ -17,16 +17,11 @@ use PHPUnit\Framework\TestCase;
  */
 final class PersistentConnectionTest extends TestCase
 {
-    private ProjectDatabase $database;
-    private string $log;
-    private string $previousLog;
+    use ProjectDatabaseCase;
 
     protected function setUp(): void
     {
-        $this->database = ProjectDatabase::create();
-        $this->log = tempnam(sys_get_temp_dir(), 'wpdb-log');
-        $this->previousLog = (string) ini_get('error_log');
-        ini_set('error_log', $this->log);
+        $this->openProject();
         $wpdb = $this->request();
         $this->assertNotFalse($wpdb->query("CREATE TABLE t_items (
             id bigint(20) unsigned NOT NULL auto_increment,
@@ -38,18 +33,13 @@ final class PersistentConnectionTest extends TestCase
 
     protected function tearDown(): void
     {
-        ini_set('error_log', $this->previousLog);
-        @unlink($this->log);
-        $this->database->drop();
+        $this->closeProject();
     }
 
     /** The next request of the worker: a new Wpdb on the same DATABASE_URL. */
     private function request(string $url = ''): Wpdb
     {
-        putenv('DATABASE_URL=' . ($url ?: $this->database->url));
-        $wpdb = new Wpdb('', '', 'wp', '');
-        $this->assertTrue($wpdb->ready, 'connected: ' . (string) ($wpdb->error instanceof \WP_Error ? $wpdb->error->get_error_message() : $wpdb->error));
-        return $wpdb;
+        return $this->connectWpdb($url);
     }
 
     private static function pid(Wpdb $wpdb): int

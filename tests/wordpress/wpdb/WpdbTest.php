@@ -24,17 +24,13 @@ final class WpdbTest extends TestCase
         UNIQUE KEY name (name)
     ) DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_520_ci";
 
-    private ProjectDatabase $database;
+    use ProjectDatabaseCase;
+
     private Wpdb $wpdb;
-    private string $log;
-    private string $previousLog;
 
     protected function setUp(): void
     {
-        $this->database = ProjectDatabase::create();
-        $this->log = tempnam(sys_get_temp_dir(), 'wpdb-log');
-        $this->previousLog = (string) ini_get('error_log');
-        ini_set('error_log', $this->log);
+        $this->openProject();
         $this->wpdb = $this->connect();
         $this->assertNotFalse($this->wpdb->query(self::TABLE), $this->wpdb->last_error);
     }
@@ -42,17 +38,12 @@ final class WpdbTest extends TestCase
     protected function tearDown(): void
     {
         $this->wpdb->close();
-        ini_set('error_log', $this->previousLog);
-        @unlink($this->log);
-        $this->database->drop();
+        $this->closeProject();
     }
 
     private function connect(): Wpdb
     {
-        putenv('DATABASE_URL=' . $this->database->url);
-        $wpdb = new Wpdb('', '', 'wp', '');
-        $this->assertTrue($wpdb->ready, 'connected as the project role: ' . (string) ($wpdb->error instanceof \WP_Error ? $wpdb->error->get_error_message() : $wpdb->error));
-        return $wpdb;
+        return $this->connectWpdb();
     }
 
     public function testConnectsAsTheProjectRoleAndSetsUpItsSchemaOnce(): void

@@ -26,3 +26,4 @@ foreach (['version', 'compat', 'load', 'class-wp-error', 'plugin', 'functions', 
 }
 require_once BERTH_PAYLOAD . '/wp-content/berth-pgsql/autoload.php';
 require_once __DIR__ . '/ProjectDatabase.php';
+require_once __DIR__ . '/ProjectDatabaseCase.php';
