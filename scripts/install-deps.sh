@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build pkg-config clang-format
+  build-essential cmake ninja-build pkg-config clang-format clang libclang-rt-14-dev
   libpistache-dev rapidjson-dev libpq-dev libboost-dev libyaml-cpp-dev libspdlog-dev
   nlohmann-json3-dev libssl-dev libcurl4-openssl-dev libarchive-dev libpg-query-dev
   libjemalloc-dev libreadline-dev
