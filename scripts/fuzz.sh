@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (tests/fuzz/*_fuzz.cpp) with Debian's clang, ASan and UBSan in
 # build-fuzz, and runs each for a bounded time:
-#   scripts/fuzz.sh [--seconds N] [--jobs J] [target ...]
-# --seconds: per target (default 60); --jobs: targets run at once (default 1). No target
-# names: every target. Each target's working corpus is var/fuzz/<target>/corpus, started from
+#   scripts/fuzz.sh [--seconds N] [--jobs J] [--build-only] [target ...]
+# --seconds: per target (default 60); --jobs: targets run at once (default 1); --build-only:
+# build them and stop. No target names: every target. Each target's working corpus is var/fuzz/<target>/corpus, started from
 # tests/fuzz/corpus/<target> and tests/fuzz/regressions/<target> and kept between runs; a
 # finding is written to var/fuzz/<target>/ (copy it to tests/fuzz/regressions/<target>/ once
 # fixed, where the replay test keeps running it). Prints executions and findings per target;
@@ -13,11 +13,13 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 seconds=60
 jobs=1
+build_only=0
 targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
+    --build-only) build_only=1; shift ;;
     -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
     *) targets+=("$1"); shift ;;
   esac
@@ -27,6 +29,7 @@ build_dir=${FUZZ_BUILD_DIR:-build-fuzz}
 CC=clang CXX=clang++ cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DBERTH_FUZZ=ON -DBERTH_TESTS=OFF >/dev/null
 cmake --build "$build_dir" -j "${BUILD_JOBS:-$(nproc)}" --target berth_fuzzers
+[ "$build_only" = 1 ] && exit 0
 
 if [ ${#targets[@]} -eq 0 ]; then
   for source in tests/fuzz/*_fuzz.cpp; do
@@ -60,6 +63,12 @@ run_target() {
     printf 'fuzz %-18s %6ss %12s execs  corpus %6s  FINDING (exit %s), see %s\n' \
       "$name" "$seconds" "${execs:-?}" "$corpus_size" "$status" "$log"
     grep -a -E 'fuzz finding:|ERROR:|SUMMARY:|Test unit written to' "$log" | head -5 | sed 's/^/    /'
+    # The input itself, so that a finding on a machine that is gone can be replayed.
+    local unit
+    unit=$(grep -a -o 'Test unit written to [^ ]*' "$log" | tail -1 | awk '{print $5}')
+    if [ -n "$unit" ] && [ -f "$unit" ]; then
+      echo "    input (base64): $(head -c 4096 "$unit" | base64 -w0)"
+    fi
     return 1
   fi
   printf 'fuzz %-18s %6ss %12s execs  corpus %6s  findings %s\n' \
@@ -67,5 +76,6 @@ run_target() {
 }
 export -f run_target
 
+# xargs exits non-zero when any target did.
 printf '%s\n' "${targets[@]}" |
   xargs -P "$jobs" -I{} bash -c 'run_target "$@"' _ {} "$seconds" "$root" "$build_dir"
