@@ -6,7 +6,7 @@
 #   fuzz_<name>, with libFuzzer, ASan and UBSan, part of the target berth_fuzzers;
 # - in the ordinary builds as fuzz_<name>_replay, which runs the target once over its seed
 #   corpus and every input a fuzzer ever found (tests/fuzz/regressions/<name>), registered
-#   with ctest as fuzz/<name> (label unit): a crash found once stays a regression test, under
+#   with ctest as fuzz/<name> (label fuzz): a crash found once stays a regression test, under
 #   GCC's sanitizers too.
 function(berth_fuzz_target name)
   cmake_parse_arguments(F "" "SOURCE" "LINK;EXTRA_SOURCES" ${ARGN})
@@ -22,7 +22,7 @@ function(berth_fuzz_target name)
     add_executable(${target} ${F_SOURCE} ${F_EXTRA_SOURCES} ${fuzz_dir}/support/replay_main.cpp)
     add_test(NAME fuzz/${name}
              COMMAND ${target} ${fuzz_dir}/corpus/${name} ${fuzz_dir}/regressions/${name})
-    set_tests_properties(fuzz/${name} PROPERTIES LABELS unit TIMEOUT 300)
+    set_tests_properties(fuzz/${name} PROPERTIES LABELS fuzz TIMEOUT 300)
   endif()
   target_include_directories(${target} PRIVATE ${fuzz_dir} ${PROJECT_SOURCE_DIR}/core/src)
   target_link_libraries(${target} PRIVATE berth::sdk ${F_LINK})
