@@ -141,6 +141,9 @@ std::optional<std::string> presentedKey(const berth::Request& request, const Dat
 std::vector<std::string> columnNames(const std::string& key, const std::string& value) {
   std::vector<std::string> names;
   for (const SelectItem& item : parseSelect(value)) {
+    // The names here are checked later without a place to point at: a loosely written one
+    // (a b) keeps the strict grammar's refusal, as before loose names were read.
+    if (!item.origin.loose_refusal.empty()) throw RestSyntaxError(item.origin.loose_refusal);
     if (item.kind != SelectKind::Column || !item.alias.empty() || !item.cast.empty())
       throw RestRefusal(describeRestProblem(item.origin, "expected a column name",
                                             "write " + key +

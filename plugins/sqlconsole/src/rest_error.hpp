@@ -24,6 +24,11 @@ struct RestOrigin {
   std::string param;
   // 1-based character (not byte) in "key=value" where the part starts.
   std::size_t character = 1;
+  // Set when the name here was read by PostgREST's looser rules (a space or a dash unquoted,
+  // as in Full Name=eq.1) because the strict grammar refused the parameter: the strict
+  // grammar's message. Such a name stands only if it names a column (or, in select, a table
+  // to embed); the catalogue check refuses any other with this message (400, as before).
+  std::string loose_refusal;
 };
 
 // "<problem> at character <n> of <param>" followed by "; <advice>" when advice is not empty.

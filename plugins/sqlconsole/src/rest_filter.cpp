@@ -280,6 +280,10 @@ class FilterParser {
     const std::string word = s_.readName("column name");
     Filter f;
     f.origin = s_.originAt(start);
+    f.origin.loose_refusal = s_.lastNameRefusal();
+    if (!f.origin.loose_refusal.empty() && (s_.peek() == '(' || word == "not")) {
+      s_.fail(start, "a loosely written name is only taken for a column");  // strict refusal
+    }
     if (!quoted && s_.peek() == '(') {
       if (word != "or" && word != "and") {
         s_.fail(start, "unknown logical operator " + quotedSnippet(word),
@@ -322,45 +326,53 @@ bool isLogicFilterKey(std::string_view key) {
 }
 
 Filter parseColumnFilter(std::string_view key, std::string_view value) {
-  RestScanner key_scanner(key, value, RestScanner::Part::Key);
-  if (key.substr(0, 4) == "not.") {
-    key_scanner.failHere("a filter's name is the column it filters",
-                         "to negate a filter write column=not.operator.value");
-  }
-  Filter f;
-  f.column = key_scanner.readName("column name");
-  if (key_scanner.peek() == '.') {
-    key_scanner.failHere("filters on embedded tables are not supported",
-                         "filter on a column of this table; quote a column whose name has a "
-                         "dot, as in \"a.b\"=eq.1");
-  }
-  if (!key_scanner.atEnd()) {
-    key_scanner.failHere("unexpected " + key_scanner.found() + " after the column name",
-                         "a filter is written column=operator.value; put a name with "
-                         "characters other than letters, digits, _ and $ in double quotes");
-  }
-  f.origin = key_scanner.originAt(0);
+  return withLooseNames([&](std::string_view strict_refusal) {
+    RestScanner key_scanner(key, value, RestScanner::Part::Key);
+    key_scanner.allowLooseNames(strict_refusal);
+    if (key.substr(0, 4) == "not.") {
+      key_scanner.failHere("a filter's name is the column it filters",
+                           "to negate a filter write column=not.operator.value");
+    }
+    Filter f;
+    f.column = key_scanner.readName("column name");
+    const std::string loose_refusal = key_scanner.lastNameRefusal();
+    if (key_scanner.peek() == '.') {
+      key_scanner.failHere("filters on embedded tables are not supported",
+                           "filter on a column of this table; quote a column whose name has a "
+                           "dot, as in \"a.b\"=eq.1");
+    }
+    if (!key_scanner.atEnd()) {
+      key_scanner.failHere("unexpected " + key_scanner.found() + " after the column name",
+                           "a filter is written column=operator.value; put a name with "
+                           "characters other than letters, digits, _ and $ in double quotes");
+    }
+    f.origin = key_scanner.originAt(0);
+    f.origin.loose_refusal = loose_refusal;
 
-  RestScanner scanner(key, value);
-  FilterParser parser(scanner);
-  parser.parseOperatorPart(f, Context::TopLevel);
-  parser.parseValue(f, Context::TopLevel);
-  return f;
+    RestScanner scanner(key, value);
+    FilterParser parser(scanner);
+    parser.parseOperatorPart(f, Context::TopLevel);
+    parser.parseValue(f, Context::TopLevel);
+    return f;
+  });
 }
 
 Filter parseLogicFilter(std::string_view key, std::string_view value) {
-  RestScanner scanner(key, value);
-  Filter g;
-  g.kind = key == "or" || key == "not.or" ? FilterKind::Or : FilterKind::And;
-  g.negated = key == "not.or" || key == "not.and";
-  g.origin = scanner.originAt(0);
-  FilterParser parser(scanner);
-  parser.parseGroupBody(g, 1);
-  if (!scanner.atEnd()) {
-    scanner.failHere("unexpected " + scanner.found() + " after the closing \")\"",
-                     "put every condition of the group inside its parentheses");
-  }
-  return g;
+  return withLooseNames([&](std::string_view strict_refusal) {
+    RestScanner scanner(key, value);
+    scanner.allowLooseNames(strict_refusal);
+    Filter g;
+    g.kind = key == "or" || key == "not.or" ? FilterKind::Or : FilterKind::And;
+    g.negated = key == "not.or" || key == "not.and";
+    g.origin = scanner.originAt(0);
+    FilterParser parser(scanner);
+    parser.parseGroupBody(g, 1);
+    if (!scanner.atEnd()) {
+      scanner.failHere("unexpected " + scanner.found() + " after the closing \")\"",
+                       "put every condition of the group inside its parentheses");
+    }
+    return g;
+  });
 }
 
 }  // namespace berth::sqlconsole

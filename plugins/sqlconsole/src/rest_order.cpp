@@ -38,26 +38,30 @@ void parseModifiers(RestScanner& s, OrderTerm& term) {
 }  // namespace
 
 std::vector<OrderTerm> parseOrder(std::string_view value) {
-  RestScanner s("order", value);
-  if (value.empty()) {
-    s.failHere("order is empty", "list columns, as in order=age.desc,name, or leave order out");
-  }
-  std::vector<OrderTerm> terms;
-  for (;;) {
-    s.skipSpaces();
-    const std::size_t start = s.offset();
-    OrderTerm term;
-    term.column = s.readName("column name");
-    term.origin = s.originAt(start);
-    parseModifiers(s, term);
-    terms.push_back(std::move(term));
-    s.skipSpaces();
-    if (s.atEnd()) return terms;
-    if (!s.consume(',')) {
-      s.failHere("expected \",\" or the end after an order term, found " + s.found(),
-                 "write a term as column, column.desc or column.asc.nullslast");
+  return withLooseNames([&](std::string_view strict_refusal) {
+    RestScanner s("order", value);
+    s.allowLooseNames(strict_refusal);
+    if (value.empty()) {
+      s.failHere("order is empty", "list columns, as in order=age.desc,name, or leave order out");
     }
-  }
+    std::vector<OrderTerm> terms;
+    for (;;) {
+      s.skipSpaces();
+      const std::size_t start = s.offset();
+      OrderTerm term;
+      term.column = s.readName("column name");
+      term.origin = s.originAt(start);
+      term.origin.loose_refusal = s.lastNameRefusal();
+      parseModifiers(s, term);
+      terms.push_back(std::move(term));
+      s.skipSpaces();
+      if (s.atEnd()) return terms;
+      if (!s.consume(',')) {
+        s.failHere("expected \",\" or the end after an order term, found " + s.found(),
+                   "write a term as column, column.desc or column.asc.nullslast");
+      }
+    }
+  });
 }
 
 }  // namespace berth::sqlconsole

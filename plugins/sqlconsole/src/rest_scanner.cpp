@@ -81,8 +81,38 @@ void RestScanner::skipSpaces() {
   while (peek() == ' ') ++pos_;
 }
 
+std::string RestScanner::readLooseRest(std::size_t start) {
+  // PostgREST: pieces of letters, digits, _, $ and spaces, each trimmed, joined by dashes.
+  const auto piece_byte = [](char c) { return isUnquotedNameByte(c) || c == ' '; };
+  pos_ = start;
+  std::string name;
+  for (;;) {
+    const std::size_t piece_start = pos_;
+    while (!atEnd() && piece_byte(text_[pos_])) ++pos_;
+    std::string_view piece = std::string_view(text_).substr(piece_start, pos_ - piece_start);
+    const std::size_t first = piece.find_first_not_of(' ');
+    piece = first == std::string_view::npos
+                ? std::string_view{}
+                : piece.substr(first, piece.find_last_not_of(' ') - first + 1);
+    if (piece.empty()) {
+      pos_ = piece_start;
+      if (name.empty()) return {};
+      pos_ -= 1;  // a dash with no piece after it is not part of the name
+      name.pop_back();
+      break;
+    }
+    name.append(piece);
+    if (peek() != '-' || peek(1) == '>' || !piece_byte(peek(1))) break;
+    name.push_back('-');
+    advance();
+  }
+  last_name_loose_ = pos_ - start != name.size() || name.find_first_of(" -") != std::string::npos;
+  return name;
+}
+
 std::string RestScanner::readName(std::string_view what) {
   const std::size_t start = pos_;
+  last_name_loose_ = false;
   std::string name;
   if (peek() == '"') {
     name = readQuoted();
@@ -95,6 +125,7 @@ std::string RestScanner::readName(std::string_view what) {
   } else {
     while (!atEnd() && isUnquotedNameByte(text_[pos_])) ++pos_;
     name = text_.substr(start, pos_ - start);
+    if (!loose_refusal_.empty()) name = readLooseRest(start);
     if (name.empty()) {
       // Advice to quote helps with a stray character, not with a missing name.
       const bool stray = !atEnd() && std::string_view(",()").find(peek()) == std::string_view::npos;

@@ -47,7 +47,18 @@ class RestScanner {
   // anything else must be in double quotes, where \" and \\ stand for " and \. Never empty,
   // at most kMaxRestNameBytes bytes, no control characters. `what` ("column name") is used in
   // messages. JSON paths (col->x) are refused with a message of their own.
+  // With loose names allowed, an unquoted name may also hold what PostgREST's own grammar
+  // takes as it stands: spaces (those at either end of a piece are dropped) and a dash between
+  // two pieces (Full Name, nic-hdl; never the -> of a JSON path).
   std::string readName(std::string_view what);
+  // Lets readName take loose names from here on; `strict_refusal` is the message the strict
+  // reading of this parameter gave, for the nodes that hold such a name (withLooseNames).
+  void allowLooseNames(std::string_view strict_refusal) { loose_refusal_ = strict_refusal; }
+  // Whether the last name readName returned was read by the loose rules only, and the message
+  // such a name's node keeps (RestOrigin::loose_refusal); empty when the name was strict.
+  const std::string& lastNameRefusal() const {
+    return last_name_loose_ ? loose_refusal_ : kNoRefusal;
+  }
   // ASCII letters, digits and _ (possibly none): operators, keywords, languages.
   std::string readWord();
   // At a double quote: the quoted text up to the closing quote, with \x read as x.
@@ -63,10 +74,33 @@ class RestScanner {
   }
 
  private:
+  // readName's unquoted name from `start` again, by the loose rules.
+  std::string readLooseRest(std::size_t start);
+
   std::string text_;   // "key=value"
   std::string shown_;  // text_ made printable and short, for messages
   std::size_t pos_ = 0;
   std::size_t end_ = 0;
+  std::string loose_refusal_;  // non-empty: loose names allowed
+  bool last_name_loose_ = false;
+  static inline const std::string kNoRefusal;
 };
+
+// Parses a parameter strictly (parse("")) and, when that throws RestSyntaxError, once more with
+// loose names allowed (parse(message of the strict refusal)): PostgREST reads Full Name=eq.1
+// as a filter on the column "Full Name". A parameter the strict grammar takes is never read
+// another way; one neither reading takes is refused with the strict message, as before.
+template <class Parse>
+auto withLooseNames(Parse&& parse) -> decltype(parse(std::string_view{})) {
+  try {
+    return parse(std::string_view{});
+  } catch (const RestSyntaxError& strict) {
+    try {
+      return parse(std::string_view(strict.what()));
+    } catch (const RestSyntaxError&) {
+    }
+    throw;
+  }
+}
 
 }  // namespace berth::sqlconsole

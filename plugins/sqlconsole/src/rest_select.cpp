@@ -56,15 +56,19 @@ class SelectParser {
     }
     item.name = s_.readName("column name");
     if (s_.peek() == ':' && s_.peek(1) != ':') {
+      // Loose names are taken for columns and tables only, never for an alias.
+      if (!s_.lastNameRefusal().empty()) s_.fail(start, "a loosely written alias");
       s_.advance();
       item.alias = std::move(item.name);
       if (s_.peek() == '*') s_.failHere("* cannot have an alias", "alias single columns");
       item.name = s_.readName("column name");
     }
+    item.origin.loose_refusal = s_.lastNameRefusal();
     if (s_.consume('!')) {
       const std::size_t hint_start = s_.offset();
       const bool quoted = s_.peek() == '"';
       item.hint = s_.readName("foreign key name");
+      if (!s_.lastNameRefusal().empty()) s_.fail(hint_start, "a loosely written hint");
       // PostgREST reads !inner and !left as join kinds; this grammar has none, and taking them
       // for foreign key names would only lead to a puzzling "no such foreign key" later.
       if (!quoted && (item.hint == "inner" || item.hint == "left")) {
@@ -145,12 +149,15 @@ class SelectParser {
 }  // namespace
 
 SelectList parseSelect(std::string_view value) {
-  RestScanner s("select", value);
-  if (value.empty()) {
-    s.failHere("select is empty", "list columns, as in select=id,name, or leave select out");
-  }
-  SelectParser parser(s);
-  return parser.parseList(0, "");
+  return withLooseNames([&](std::string_view strict_refusal) {
+    RestScanner s("select", value);
+    s.allowLooseNames(strict_refusal);
+    if (value.empty()) {
+      s.failHere("select is empty", "list columns, as in select=id,name, or leave select out");
+    }
+    SelectParser parser(s);
+    return parser.parseList(0, "");
+  });
 }
 
 }  // namespace berth::sqlconsole

@@ -64,6 +64,9 @@ const CatalogColumn& requireColumn(const CatalogTable& table, std::string_view n
                                    const RestOrigin* origin) {
   const CatalogColumn* column = table.column(name);
   if (column != nullptr) return *column;
+  // A name only PostgREST's looser rules read (Full Name) stands for a column or nothing: any
+  // other is refused as the strict grammar refused it.
+  if (origin != nullptr && !origin->loose_refusal.empty()) throw RestRefusal(origin->loose_refusal);
   std::string problem = "no column named " + rest_text::quotedSnippet(name) + " in " + table.name;
   std::string advice = table.columns.empty() ? std::string("the table has no columns")
                                              : "the columns are " + columnList(table);

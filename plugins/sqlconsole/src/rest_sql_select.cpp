@@ -173,6 +173,8 @@ class SelectWriter {
   std::string embed(const CatalogTable& outer, const std::string& outer_alias,
                     const SelectItem& item, std::set<std::string>& keys) {
     const CatalogTable* inner = catalog_.table(item.name);
+    if (inner == nullptr && !item.origin.loose_refusal.empty())
+      throw RestRefusal(item.origin.loose_refusal);
     if (inner == nullptr)
       throw RestRefusal(describeRestProblem(
           item.origin, "no table named " + rest_text::quotedSnippet(item.name) + " to embed"));
