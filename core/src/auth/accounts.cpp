@@ -198,15 +198,20 @@ CreatedToken Accounts::createTokenFor(const std::string& account_id, const std::
   return created;
 }
 
-bool Accounts::revokeTokenById(const std::string& account_id, const std::string& token_id) {
+InForce Accounts::inForce() {
+  if (cache_ != nullptr) cache_->clear();
+  return waitUntilInForce(pool_, in_force_bound_);
+}
+
+std::optional<InForce> Accounts::revokeTokenById(const std::string& account_id,
+                                                 const std::string& token_id) {
   auto r = pool_.exec(
       "UPDATE core.tokens SET revoked_at = $3 WHERE account_id = $1 AND id = $2 "
       "AND revoked_at IS NULL",
       {account_id, token_id, std::to_string(nowSeconds())});
-  if (r.affected() == 0) return false;
-  // NOTIFY empties the cache a moment after the commit; the caller may ask again before then.
-  if (cache_ != nullptr) cache_->clear();
-  return true;
+  if (r.affected() == 0) return std::nullopt;
+  // NOTIFY empties the caches a moment after the commit; the caller may ask again before then.
+  return inForce();
 }
 
 std::vector<TokenRecord> Accounts::tokens(const std::string& account_id) {
@@ -227,7 +232,7 @@ std::vector<TokenRecord> Accounts::tokens(const std::string& account_id) {
   return out;
 }
 
-void Accounts::revokeToken(const std::string& email_in, const std::string& name) {
+InForce Accounts::revokeToken(const std::string& email_in, const std::string& name) {
   std::string email = lowerTrim(email_in);
   std::string account_id = userId(pool_, email);
   auto r = pool_.exec(
@@ -235,6 +240,7 @@ void Accounts::revokeToken(const std::string& email_in, const std::string& name)
       "AND revoked_at IS NULL",
       {account_id, name, std::to_string(nowSeconds())});
   if (r.affected() == 0) throw AccountError("no active token named " + name + " for " + email);
+  return inForce();
 }
 
 Account Accounts::createTeam(const std::string& slug, const std::string& owner_email_in,
@@ -266,8 +272,8 @@ Account Accounts::createTeam(const std::string& slug, const std::string& owner_e
   }
 }
 
-void Accounts::addMember(const std::string& team_slug, const std::string& email_in,
-                         const std::string& role) {
+InForce Accounts::addMember(const std::string& team_slug, const std::string& email_in,
+                            const std::string& role) {
   if (role != "admin" && role != "member")
     throw AccountError("a role is admin or member, not " + role);
   std::string email = lowerTrim(email_in);
@@ -281,10 +287,10 @@ void Accounts::addMember(const std::string& team_slug, const std::string& email_
       "INSERT INTO core.memberships (team_id, user_id, role) VALUES ($1, $2, $3) "
       "ON CONFLICT (team_id, user_id) DO UPDATE SET role = EXCLUDED.role",
       {team, user, role});
-  if (cache_ != nullptr) cache_->clear();  // this node answers from the change at once
+  return inForce();  // a role may have been lowered
 }
 
-void Accounts::removeMember(const std::string& team_slug, const std::string& email_in) {
+InForce Accounts::removeMember(const std::string& team_slug, const std::string& email_in) {
   std::string email = lowerTrim(email_in);
   std::string team = teamId(pool_, team_slug);
   std::string user = userId(pool_, email);
@@ -293,7 +299,7 @@ void Accounts::removeMember(const std::string& team_slug, const std::string& ema
   if (role.rows() == 0) throw AccountError(email + " is not a member of " + team_slug);
   if (role.value(0, 0) == "owner") throw AccountError("the owner cannot leave the team");
   pool_.exec("DELETE FROM core.memberships WHERE team_id = $1 AND user_id = $2", {team, user});
-  if (cache_ != nullptr) cache_->clear();
+  return inForce();
 }
 
 std::vector<Member> Accounts::members(const std::string& team_id) {

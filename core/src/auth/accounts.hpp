@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "auth/auth_cache.hpp"
+#include "cluster/auth_nodes.hpp"
 #include "config/settings.hpp"
 #include "db/pool.hpp"
 #include "http/http_types.hpp"
@@ -72,6 +73,8 @@ class Accounts {
   // Serve token checks and memberships from this cache (berthd serve). Triggers on the core
   // tables (core migration 2) tell every node's cache of any change.
   void useCache(AuthCache* cache) { cache_ = cache; }
+  // How long a change that takes rights away waits to be in force on every node (below).
+  void setInForceBound(std::chrono::milliseconds bound) { in_force_bound_ = bound; }
 
   Account createAccount(const std::string& email, const std::string& plan, const std::string& slug);
   // Returns the token text (bth_...); only its SHA-256 digest is stored.
@@ -81,16 +84,21 @@ class Accounts {
   // TokenNameTaken when a live token of the account has it.
   CreatedToken createTokenFor(const std::string& account_id, const std::string& name,
                               std::optional<int> expires_in_days);
-  void revokeToken(const std::string& email, const std::string& name);
-  // Revokes one of the account's live tokens; false when it has none with that id. This node's
-  // cache forgets it before the call returns (others hear of it by NOTIFY).
-  bool revokeTokenById(const std::string& account_id, const std::string& token_id);
+  // Changes that take rights away (revokeToken, revokeTokenById, removeMember, addMember, which
+  // may lower a role) return only once the change is in force on every live node
+  // (waitUntilInForce, cluster/auth_nodes.hpp): the next request to any node is refused. They
+  // throw NotInForce, the change made, when a live node does not confirm within the bound.
+  InForce revokeToken(const std::string& email, const std::string& name);
+  // Revokes one of the account's live tokens; nullopt when it has none with that id.
+  std::optional<InForce> revokeTokenById(const std::string& account_id,
+                                         const std::string& token_id);
   // The account's tokens not revoked (expired ones included), oldest first.
   std::vector<TokenRecord> tokens(const std::string& account_id);
   Account createTeam(const std::string& slug, const std::string& owner_email,
                      const std::string& plan);
-  void addMember(const std::string& team_slug, const std::string& email, const std::string& role);
-  void removeMember(const std::string& team_slug, const std::string& email);
+  InForce addMember(const std::string& team_slug, const std::string& email,
+                    const std::string& role);
+  InForce removeMember(const std::string& team_slug, const std::string& email);
   // A team's members, owner first, then by e-mail.
   std::vector<Member> members(const std::string& team_id);
 
@@ -106,6 +114,10 @@ class Accounts {
   Pool& pool_;
   const Settings& settings_;
   AuthCache* cache_ = nullptr;
+  std::chrono::milliseconds in_force_bound_ = kDefaultInForceBound;
+
+  // This node's cache forgets at once; then every node's (waitUntilInForce).
+  InForce inForce();
 };
 
 std::string sha256Hex(const std::string& data);

@@ -1,8 +1,10 @@
 #include "auth/auth_cache.hpp"
 
+#include <charconv>
 #include <memory>
 
 #include "auth/accounts.hpp"
+#include "cluster/auth_nodes.hpp"
 #include "log/logging.hpp"
 
 namespace berth::core {
@@ -18,6 +20,7 @@ AuthCache::AuthCache(std::string database_url, std::chrono::seconds max_age)
     : url_(std::move(database_url)), max_age_(max_age.count()) {}
 
 AuthCache::~AuthCache() {
+  if (node_) node_->stop();          // a clean stop: others stop waiting for this node
   if (listener_) listener_->stop();  // before the maps it clears go
 }
 
@@ -32,7 +35,18 @@ void AuthCache::start() {
                 clear();  // anything may have changed while nobody listened
                 listening_ = true;
               },
-          .notified = [this](std::string_view) { clear(); },
+          .notified =
+              [this](std::string_view payload) {
+                int64_t change = 0;
+                auto [end, error] =
+                    std::from_chars(payload.data(), payload.data() + payload.size(), change);
+                if (error != std::errc() || end != payload.data() + payload.size()) {
+                  clear();  // a change without a number (a trigger older than migration 5)
+                  return;
+                }
+                catchUp(change);
+                if (node_) node_->wake();
+              },
           .disconnected =
               [this] {
                 listening_ = false;
@@ -46,10 +60,28 @@ void AuthCache::start() {
               },
       });
   if (!listener_->start()) listener_.reset();
+  node_ = std::make_unique<NodeHeartbeat>(url_, *this);
+  node_->start();
+}
+
+bool AuthCache::serving() const {
+  return listening_.load() &&
+         std::chrono::steady_clock::now().time_since_epoch().count() < lease_until_.load();
+}
+
+void AuthCache::catchUp(int64_t change) {
+  clear();
+  int64_t seen = applied_.load();
+  while (seen < change && !applied_.compare_exchange_weak(seen, change)) {
+  }
+}
+
+void AuthCache::renewLease(std::chrono::steady_clock::time_point until) {
+  lease_until_ = until.time_since_epoch().count();
 }
 
 std::optional<Caller> AuthCache::token(const std::string& digest, int64_t now) {
-  if (!listening_) return std::nullopt;
+  if (!serving()) return std::nullopt;
   std::lock_guard lock(mutex_);
   auto it = tokens_.find(digest);
   if (it == tokens_.end()) return std::nullopt;
@@ -70,7 +102,7 @@ void AuthCache::putToken(const std::string& digest, Token token, uint64_t genera
 }
 
 std::optional<std::vector<Account>> AuthCache::memberships(const std::string& user_id) {
-  if (!listening_) return std::nullopt;
+  if (!serving()) return std::nullopt;
   std::lock_guard lock(mutex_);
   auto it = memberships_.find(user_id);
   if (it == memberships_.end()) return std::nullopt;

@@ -2,12 +2,15 @@
 // does not ask the database who is calling every time.
 //
 // Correctness before speed: every change to accounts, tokens or memberships sends NOTIFY
-// berth_auth when it commits (triggers of core migration 2, so an operator's own SQL counts
-// too), and every berthd on the database LISTENs and empties its cache when one arrives: a
-// revocation reaches every node within moments. While the listening connection is down
-// nothing is served from the cache. A generation counter keeps a lookup that raced with a
-// clear from putting its (possibly stale) answer back. A token's expiry is checked on every
-// hit; an entry is also re-read after `max_age` so last_used_at stays right to the minute.
+// berth_auth when it commits (triggers of core migrations 2 and 5, so an operator's own SQL
+// counts too), and every berthd on the database LISTENs and empties its cache when one arrives.
+// The payload is the change's number (core.auth_changes.n); the cache records the last one it
+// has applied, and its NodeHeartbeat (cluster/auth_nodes.hpp) writes that to core.nodes, where
+// a revoking command waits for every live node to reach its change. Answers are served only
+// while listening and within the heartbeat's lease (a paused node asks the database until it
+// has caught up). A generation counter keeps a lookup that raced with a clear from putting its
+// (possibly stale) answer back. A token's expiry is checked on every hit; an entry is also
+// re-read after `max_age` so last_used_at stays right to the minute.
 #pragma once
 #include <berth/pg_listener.hpp>
 
@@ -26,6 +29,7 @@
 namespace berth::core {
 
 struct Account;
+class NodeHeartbeat;
 
 inline constexpr const char* kAuthChannel = "berth_auth";
 
@@ -38,11 +42,12 @@ class AuthCache {
   };
 
   AuthCache(std::string database_url, std::chrono::seconds max_age);
-  ~AuthCache();  // stops listening
+  ~AuthCache();  // stops listening and removes this node from core.nodes
   AuthCache(const AuthCache&) = delete;
   AuthCache& operator=(const AuthCache&) = delete;
 
-  // Starts the listening thread; lookups miss until it is listening.
+  // Starts the listening thread and the node's heartbeat; lookups miss until it is listening
+  // and the first beat has renewed the lease.
   void start();
 
   // The generation to pass to the put calls: read it before asking the database.
@@ -59,15 +64,28 @@ class AuthCache {
   void clear();
   bool listening() const { return listening_.load(); }
 
+  // The last auth change (core.auth_changes.n) this cache has caught up with: every change up
+  // to it had committed when the cache was last emptied.
+  int64_t applied() const { return applied_.load(); }
+  // Empties the cache because every change up to `change` has committed, and records it.
+  void catchUp(int64_t change);
+  // Answers may be served until `until` (the heartbeat's lease); endLease() stops them now.
+  void renewLease(std::chrono::steady_clock::time_point until);
+  void endLease() { lease_until_ = 0; }
+
  private:
   std::string url_;
   int64_t max_age_;
   std::atomic<uint64_t> generation_{1};
   std::atomic<bool> listening_{false};
+  std::atomic<int64_t> applied_{0};
+  std::atomic<int64_t> lease_until_{0};  // steady_clock ticks
+  bool serving() const;
   std::mutex mutex_;
   std::unordered_map<std::string, Token> tokens_;
   std::unordered_map<std::string, std::vector<Account>> memberships_;
   std::unique_ptr<berth::PgListener> listener_;
+  std::unique_ptr<NodeHeartbeat> node_;
 };
 
 }  // namespace berth::core

@@ -50,6 +50,20 @@ std::optional<int> optionalInt(const CommandLine& cl, const std::string& name) {
   }
 }
 
+// How the change waited for every node (cluster/auth_nodes.hpp).
+nlohmann::json inForceJson(const InForce& f) {
+  return {{"nodes", f.confirmed}, {"waited_ms", f.waited.count()}, {"nodes_gone", f.gone}};
+}
+
+// --wait-seconds: how long a change that takes rights away waits for every live node.
+void setInForceBound(const CommandLine& cl, Accounts& accounts) {
+  std::optional<int> seconds = optionalInt(cl, "wait-seconds");
+  if (!seconds) return;
+  if (*seconds < 0 || *seconds > 3600)
+    throw UsageError("--wait-seconds takes a whole number of seconds from 0 to 3600");
+  accounts.setInForceBound(std::chrono::seconds(*seconds));
+}
+
 bool isKeyText(const std::string& text) {
   return text.size() == 64 &&
          std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isxdigit(c); });
@@ -139,6 +153,7 @@ int runAdminCommand(const CommandLine& cl, const Settings& settings) {
 
   ControlPlane cp = ControlPlane::open(settings);
   Accounts accounts(*cp.pool, settings);
+  setInForceBound(cl, accounts);
   nlohmann::json out;
   if (cmd == "migrate") {
     CoreParts parts;
@@ -166,17 +181,24 @@ int runAdminCommand(const CommandLine& cl, const Settings& settings) {
     cp.close();
     return 0;
   } else if (cmd == "token revoke") {
-    accounts.revokeToken(cl.require("email"), cl.require("name"));
-    out = {{"revoked", true}, {"name", cl.require("name")}};
+    // Returns once no node accepts the token any more (or fails saying which node did not
+    // confirm): the next request is refused wherever it goes.
+    InForce f = accounts.revokeToken(cl.require("email"), cl.require("name"));
+    out = {{"revoked", true}, {"name", cl.require("name")}, {"in_force", inForceJson(f)}};
   } else if (cmd == "team create") {
     out = accountJson(accounts.createTeam(cl.require("slug"), cl.require("owner"), cl.get("plan")));
   } else if (cmd == "team add") {
-    accounts.addMember(cl.require("team"), cl.require("email"), cl.require("role"));
-    out = {
-        {"team", cl.require("team")}, {"email", cl.require("email")}, {"role", cl.require("role")}};
+    InForce f = accounts.addMember(cl.require("team"), cl.require("email"), cl.require("role"));
+    out = {{"team", cl.require("team")},
+           {"email", cl.require("email")},
+           {"role", cl.require("role")},
+           {"in_force", inForceJson(f)}};
   } else if (cmd == "team remove") {
-    accounts.removeMember(cl.require("team"), cl.require("email"));
-    out = {{"team", cl.require("team")}, {"email", cl.require("email")}, {"removed", true}};
+    InForce f = accounts.removeMember(cl.require("team"), cl.require("email"));
+    out = {{"team", cl.require("team")},
+           {"email", cl.require("email")},
+           {"removed", true},
+           {"in_force", inForceJson(f)}};
   }
   std::cout << out.dump() << std::endl;
   cp.close();

@@ -11,10 +11,11 @@ const char* const kUsage = R"(usage: berthd [--config FILE] [--set key=value ...
   account create --email E [--plan P] [--slug S]
   account login-link --email E [--minutes 15]    print a one-time console sign-in address
   token create --email E [--name N] [--expires-in-days D]
-  token revoke --email E --name N
+  token revoke --email E --name N [--wait-seconds 10]
+                                                 returns once no node accepts the token
   team create --slug S --owner E [--plan P]
-  team add --team S --email E --role admin|member
-  team remove --team S --email E
+  team add --team S --email E --role admin|member [--wait-seconds 10]
+  team remove --team S --email E [--wait-seconds 10]
   secrets-key [--file F]                         make the secrets key file once (0600); print
                                                  its path (nothing when the config sets
                                                  projects.secrets_key)

@@ -112,6 +112,40 @@ CREATE INDEX sessions_expires_at_idx ON core.sessions (expires_at);
 CREATE TRIGGER sessions_changed AFTER UPDATE OF account_id, digest, expires_at OR DELETE OR TRUNCATE
   ON core.sessions FOR EACH STATEMENT EXECUTE FUNCTION core.notify_auth_change();
 )sql"},
+      // Revocations in force on every node before the command that made them returns
+      // (cluster/auth_nodes.hpp). Each auth change bumps core.auth_changes.n in its own
+      // transaction and sends the new number as the berth_auth payload; the row's lock keeps
+      // the numbers in commit order, so a node that has emptied its cache on change n has seen
+      // every change up to n. Each serving berthd is a row of core.nodes: it heart-beats and
+      // records there the last change it has applied; a revoking command waits until every
+      // live node has applied its change. Only auth changes take the lock (last_used_at and
+      // last_seen_at, written per request, do not fire the trigger).
+      Migration{"core", 5, "auth_nodes", R"sql(
+CREATE TABLE core.auth_changes (
+  only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+  n bigint NOT NULL
+);
+INSERT INTO core.auth_changes (n) VALUES (0);
+
+CREATE OR REPLACE FUNCTION core.notify_auth_change() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  changed bigint;
+BEGIN
+  UPDATE core.auth_changes SET n = n + 1 RETURNING n INTO changed;
+  PERFORM pg_notify('berth_auth', changed::text);
+  RETURN NULL;
+END
+$$;
+
+CREATE TABLE core.nodes (
+  id text PRIMARY KEY,  -- random, new at each start
+  host text NOT NULL,
+  pid integer NOT NULL,
+  started_at timestamptz NOT NULL DEFAULT now(),
+  heartbeat_at timestamptz NOT NULL DEFAULT now(),
+  applied bigint NOT NULL  -- the last core.auth_changes.n the node's cache has caught up with
+);
+)sql"},
   };
 }
 

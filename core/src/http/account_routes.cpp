@@ -41,8 +41,10 @@ HttpResponse noContent() {
   return r;
 }
 
-// A route of the account: the handler's refusals (AccountError) are 400s and a failure of the
-// database a 503, so that no handler leaks an exception to the dispatcher.
+// A route of the account: the handler's refusals (AccountError) are 400s, a failure of the
+// database a 503, and so is a change that takes rights away but that a live node has not
+// confirmed in time (NotInForce; the Accounts calls wait until every node has applied it), so
+// that no handler leaks an exception to the dispatcher.
 using AccountHandler = std::function<HttpResponse(const HttpRequest&)>;
 
 Route accountRoute(const std::string& method, const std::string& pattern, AccountHandler handler) {
@@ -54,6 +56,11 @@ Route accountRoute(const std::string& method, const std::string& pattern, Accoun
                       std::shared_ptr<HttpRequest> request, Reply reply) {
     try {
       reply(handler(*request));
+    } catch (const NotInForce& e) {
+      // The change is made; that it is not yet in force everywhere is the server's trouble.
+      logLine(*getLogger("core"), spdlog::level::err, request->request_id, "",
+              label + ": " + e.what());
+      reply(HttpResponse::error(503, e.what()));
     } catch (const AccountError& e) {
       reply(HttpResponse::error(400, e.what()));
     } catch (const std::exception& e) {
