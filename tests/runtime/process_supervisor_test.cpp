@@ -534,4 +534,26 @@ TEST_F(Supervisor, ProjectAppsLogsStopsIdleAndReplacesOnANewRelease) {
   EXPECT_EQ(apps.state("p1"), std::nullopt);
 }
 
+// A new release's app started by a request that read the release before its liveChanged is
+// kept by that announcement's stopOtherThan: the request it holds gets its answer.
+TEST_F(Supervisor, ProjectAppsKeepsTheAppOfTheReleaseMadeLive) {
+  LogBuffer logs;
+  ProjectApps apps(logs);
+  std::atomic<int> answered{0};
+  StartOutcome outcome;
+  apps.start("p1", spec(), [&](const StartOutcome& o) {
+    outcome = o;
+    ++answered;
+  });
+  apps.stopOtherThan("p1", dir_.string());  // while it starts: the same release
+  ASSERT_TRUE(eventually([&] { return answered == 1; }));
+  EXPECT_TRUE(outcome.ready) << outcome.error;
+  EXPECT_EQ(apps.state("p1"), AppState::Running);
+
+  const std::uint16_t port = apps.find("p1")->port();
+  apps.stopOtherThan("p1", (dir_ / "another-release").string());
+  EXPECT_EQ(apps.state("p1"), std::nullopt);
+  EXPECT_FALSE(acceptsConnections(port));
+}
+
 }  // namespace

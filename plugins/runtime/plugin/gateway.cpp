@@ -240,7 +240,13 @@ void Gateway::liveChanged(const std::string& project_id) {
   edge_files_.liveChanged(project_id, release && release->kind == StartKind::Static
                                           ? context_.releaseDir(project_id, release->id)
                                           : std::string());
-  context_.apps->stop(project_id);  // the next request starts the new one
+  // The next request starts the new one. A request that came between the release's commit
+  // and this announcement read the new release already and may be starting its app: that app
+  // stays (stopping it would answer that request 503).
+  if (release && release->kind != StartKind::Static)
+    context_.apps->stopOtherThan(project_id, context_.releaseDir(project_id, release->id));
+  else
+    context_.apps->stop(project_id);
 }
 
 void Gateway::secretChanged(const nlohmann::json& payload) {

@@ -55,6 +55,18 @@ void ProjectApps::stop(const std::string& project_id) {
   app.reset();
 }
 
+void ProjectApps::stopOtherThan(const std::string& project_id, const std::string& release_dir) {
+  std::shared_ptr<AppProcess> app;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = apps_.find(project_id);
+    if (it == apps_.end() || it->second.release_dir == release_dir) return;
+    app = std::move(it->second.app);
+    apps_.erase(it);
+  }
+  app.reset();
+}
+
 std::optional<AppState> ProjectApps::state(const std::string& project_id) const {
   std::lock_guard lock(mutex_);
   auto it = apps_.find(project_id);

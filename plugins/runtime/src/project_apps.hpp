@@ -27,6 +27,10 @@ class ProjectApps {
   // old process is stopped first.
   void start(const std::string& project_id, const AppSpec& spec, AppProcess::Done done);
   void stop(const std::string& project_id);  // and forgets it (release change, deletion)
+  // The same, unless the app runs the release in `release_dir` (the release just made live):
+  // a request that read the new release before the change was announced may have started it,
+  // and stopping it would fail that request (503 "stopped before it was ready").
+  void stopOtherThan(const std::string& project_id, const std::string& release_dir);
   std::optional<AppState> state(const std::string& project_id) const;
   std::shared_ptr<AppProcess> find(const std::string& project_id);  // setEnvironment, tests
 
