@@ -140,7 +140,12 @@ int main(int argc, char** argv) {
       state.id = i;
       state.random.seed(1000 + i);  // a fixed mix: the same run gives the same operations
       while (nowSeconds() < deadline) {
-        runOne(client, world, state);
+        try {
+          runOne(client, world, state);
+        } catch (const std::exception& e) {
+          // An answer of a shape nobody expected (its request is already recorded).
+          std::fprintf(stderr, "client %d: %s\n", i, e.what());
+        }
         std::this_thread::sleep_for(std::chrono::milliseconds(think_ms));
       }
     });
