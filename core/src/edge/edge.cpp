@@ -178,9 +178,7 @@ void killLeftoverMaster(const std::string& runtime_dir, const std::string& confi
   std::ifstream pid_file(runtime_dir + "/nginx.pid");
   pid_t pid = 0;
   if (!(pid_file >> pid) || pid <= 1) return;
-  std::ifstream cmdline_file("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
-  std::string cmdline((std::istreambuf_iterator<char>(cmdline_file)),
-                      std::istreambuf_iterator<char>());
+  std::string cmdline = readProcFile("/proc/" + std::to_string(pid) + "/cmdline");
   if (cmdline.find("nginx") == std::string::npos ||
       cmdline.find(config_path) == std::string::npos) {
     return;  // stale pid file: the number belongs to someone else now, or to nobody

@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -14,8 +15,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -118,10 +117,27 @@ int connectLoopback(uint16_t port) {
   return fd;
 }
 
-std::string readAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}  // namespace
+
+// With read(2), not an ifstream: a process ending between the open and the read makes the read
+// fail (ESRCH), and libstdc++ throws that out of an istreambuf_iterator whatever the stream's
+// exception mask, which ended berthd from the edge's supervisor thread.
+std::string readProcFile(const std::string& path) {
+  std::string out;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return out;
+  char buffer[4096];
+  while (true) {
+    ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    out.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return out;
 }
+
+namespace {
 
 // The inodes of the sockets a process holds.
 std::set<unsigned long> socketInodes(pid_t pid) {
@@ -145,7 +161,7 @@ std::set<unsigned long> socketInodes(pid_t pid) {
 std::set<unsigned long> clientConnections(const std::vector<uint16_t>& ports) {
   std::set<unsigned long> out;
   for (const char* table : {"/proc/net/tcp", "/proc/net/tcp6"}) {
-    std::istringstream lines(readAll(table));
+    std::istringstream lines(readProcFile(table));
     std::string line;
     std::getline(lines, line);  // the column names
     while (std::getline(lines, line)) {
@@ -165,7 +181,7 @@ std::set<unsigned long> clientConnections(const std::vector<uint16_t>& ports) {
 }
 
 bool shuttingDown(pid_t pid) {
-  return readAll("/proc/" + std::to_string(pid) + "/cmdline").find("shutting down") !=
+  return readProcFile("/proc/" + std::to_string(pid) + "/cmdline").find("shutting down") !=
          std::string::npos;
 }
 
@@ -200,8 +216,7 @@ std::vector<pid_t> nginxServingWorkers(pid_t master) {
     pid_t pid = static_cast<pid_t>(std::atoi(entry->d_name));
     if (pid <= 0) continue;
     const std::string dir = "/proc/" + std::to_string(pid);
-    std::ifstream stat_file(dir + "/stat");
-    std::string stat((std::istreambuf_iterator<char>(stat_file)), std::istreambuf_iterator<char>());
+    std::string stat = readProcFile(dir + "/stat");
     size_t close = stat.rfind(')');
     if (close == std::string::npos) continue;
     std::istringstream rest(stat.substr(close + 1));
@@ -209,9 +224,7 @@ std::vector<pid_t> nginxServingWorkers(pid_t master) {
     pid_t parent = 0;
     rest >> state >> parent;
     if (parent != master || state == "Z") continue;
-    std::ifstream cmdline_file(dir + "/cmdline", std::ios::binary);
-    std::string cmdline((std::istreambuf_iterator<char>(cmdline_file)),
-                        std::istreambuf_iterator<char>());
+    std::string cmdline = readProcFile(dir + "/cmdline");
     // nginx retitles a leaving worker "worker process is shutting down".
     if (cmdline.find("worker process") != std::string::npos &&
         cmdline.find("shutting down") == std::string::npos)

@@ -57,6 +57,10 @@ class EdgePins {
   std::vector<Pin> pins_;
 };
 
+// The whole of a /proc file; what could be read when its process ends meanwhile (empty when
+// it is gone). Never throws.
+std::string readProcFile(const std::string& path);
+
 // The master's children that are workers serving (not shutting down), from /proc.
 std::vector<pid_t> nginxServingWorkers(pid_t master);
 
