@@ -45,6 +45,8 @@ InForce waitUntilInForce(Pool& pool, std::chrono::milliseconds bound) {
         continue;
       }
       std::string name = r.value(i, 1) + " pid " + r.value(i, 2);
+      // kGoneAfter exceeds the node's kCacheLease by a second: that covers a node paused
+      // between its lease check and its answer for up to a second, no longer.
       if (std::stoll(r.value(i, 5)) > kGoneAfter.count()) {
         // Removed only if it has not beaten since we looked: a beat that began before the
         // change's commit gave it a lease that has run out by now; any later beat sees the row
