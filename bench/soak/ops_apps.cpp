@@ -159,11 +159,13 @@ void opSchedules(const Client& c, World& world, ClientState& s) {
         c.call(del("schedules", "/projects/" + project + "/schedules/" + id, {204}));
       }
       const std::string& project = deployable(world, s);
-      auto made = c.call(jsonRequest("schedules", "POST", "/projects/" + project + "/schedules",
-                                     {{"name", "soak " + std::to_string(s.n)},
-                                      {"spec", "* * * * *"},
-                                      {"path", "/tick?client=" + std::to_string(s.id)}},
-                                     {201}));
+      auto made = c.call(jsonRequest(
+          "schedules", "POST", "/projects/" + project + "/schedules",
+          {{"name", "soak " + std::to_string(s.n)},
+           {"spec", "* * * * *"},
+           {"path",
+            (project == world.static_site ? "/?client=" : "/tick?client=") + std::to_string(s.id)}},
+          {201}));
       auto body = made.json();
       if (made.status == 201 && body.is_object())
         s.schedules.push_back({project, body.value("id", "")});

@@ -54,12 +54,17 @@ void setUp(const Client& c, World& world) {
   for (const std::string* p :
        {&world.static_site, &world.node_hot, &world.php_hot, &world.php_cold})
     c.must(jsonRequest("setup", "POST", "/projects/" + *p + "/schedules",
-                       {{"name", kPermanent}, {"spec", "* * * * *"}, {"path", "/tick"}}, {201}));
+                       {{"name", kPermanent},
+                        {"spec", "* * * * *"},
+                        {"path", *p == world.static_site ? "/" : "/tick"}},
+                       {201}));
 }
 
 std::vector<std::pair<std::string, std::string>> permanentSchedules(const Client& c, const World&) {
   std::vector<std::pair<std::string, std::string>> out;
-  auto listed = c.call(get("report", "/schedules")).json();
+  Request list = get("report", "/schedules");
+  list.timeout_ms = 20000;
+  auto listed = c.call(list).json();
   if (!listed.is_object()) return out;
   const json schedules = listed["schedules"];  // kept: the loop reads it
   for (const auto& s : schedules)
