@@ -405,6 +405,40 @@ TEST(ScriptReader, CopyDataMustBeEnded) {
   EXPECT_EQ(items.back().type, ScriptItem::Type::CopyEnd);
 }
 
+TEST(ScriptReader, TheStatementsBeforeABadCopyLineAreReturnedFirst) {
+  // The importer counts what ran from the items it was given: all of those before the COPY.
+  for (size_t chunk : {size_t{4}, size_t{1} << 20}) {
+    std::vector<ScriptItem> before;
+    const ScriptError e =
+        errorFor("CREATE TABLE t (a int);\nINSERT INTO t VALUES (1);\nCOPY t FROM stdin; 2\n\\.\n",
+                 chunk, &before);
+    EXPECT_STREQ(e.what(),
+                 "statement 3 (line 3): COPY ... FROM stdin: its data must start on the next line");
+    ASSERT_EQ(before.size(), 3u) << chunk;
+    EXPECT_EQ(before[1].text, "INSERT INTO t VALUES (1)");
+    EXPECT_EQ(before[2].text, "COPY t FROM stdin");
+  }
+}
+
+TEST(ScriptReader, AnEndLineWithMoreOnItIsNamedWhenTheDataNeverEnds) {
+  for (size_t chunk : {size_t{3}, size_t{1} << 20}) {
+    const ScriptError e = errorFor("COPY t FROM stdin;\n1\n\\.x\n2\n\\. \nSELECT 1;\n", chunk);
+    EXPECT_STREQ(e.what(),
+                 "statement 1 (line 1): COPY ... FROM stdin: its data does not end with a line "
+                 "\\. (line 3 starts with \\. but has more on it; the end line is \\. alone)")
+        << chunk;
+  }
+  // With an end line after it, such a line is data (CSV) or the server's to refuse (text).
+  TempFile file("COPY t FROM stdin;\n\\.x\n\\.\n");
+  const auto items = readAll(file.path(), 2);
+  ASSERT_FALSE(items.empty());
+  EXPECT_EQ(items.back().type, ScriptItem::Type::CopyEnd);
+  std::string data;
+  for (const ScriptItem& item : items)
+    if (item.type == ScriptItem::Type::CopyData) data += item.text;
+  EXPECT_EQ(data, "\\.x\n");
+}
+
 TEST(ScriptReader, SyntaxErrorNamesTheStatementAndLine) {
   const std::string script =
       "CREATE TABLE a (id int);\n"

@@ -33,15 +33,27 @@ std::string where(size_t statement, size_t line) {
   return "statement " + std::to_string(statement) + " (line " + std::to_string(line) + "): ";
 }
 
+// A database message quotes the value it refused whole: a 6 MB line of COPY data would make a
+// 6 MB answer (and log line). Longer ones are cut, on a UTF-8 character boundary.
+constexpr size_t kMaxMessageBytes = 500;
+
+std::string shortened(std::string text) {
+  if (text.size() <= kMaxMessageBytes) return text;
+  size_t cut = kMaxMessageBytes;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  text.resize(cut);
+  return text + "...";
+}
+
 // The database's message, with the line of COPY data it was about when there is one. A
 // statement stopped for taking too long says so in docs/openapi.yaml's words.
 std::string messageOf(PGconn* conn, const PGresult* result, bool copy) {
   const PgError error = errorOf(conn, result);
   if (error.isQueryCanceled()) return "that query took too long and was stopped";
-  std::string message = error.what();
+  std::string message = shortened(error.what());
   if (copy) {
     const char* context = PQresultErrorField(result, PG_DIAG_CONTEXT);
-    if (context != nullptr && *context != '\0') message += std::string(" (") + context + ")";
+    if (context != nullptr && *context != '\0') message += " (" + shortened(context) + ")";
   }
   return message;
 }
@@ -67,7 +79,7 @@ class Importer {
         item = reader.next();
       } catch (const ScriptError& e) {
         flush();  // a statement sent before it may have been refused first
-        fail(400, std::string(e.what()) + "; " + statementsRan(state_.ran) +
+        fail(400, shortened(e.what()) + "; " + statementsRan(state_.ran) +
                       " ran before it and none are kept");
       }
       if (!item) break;
@@ -76,7 +88,9 @@ class Importer {
       handle(*item);
       report();
     }
-    if (inCopy_) fail(400, "the script ended inside COPY data");
+    // The reader refuses a file that ends inside COPY data itself; this only keeps the answer
+    // in the usual shape should it ever not.
+    if (inCopy_) failStatement("COPY ... FROM stdin: its data does not end with a line \\.");
     flush();
     leavePipeline();
     commit();

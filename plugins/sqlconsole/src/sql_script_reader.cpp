@@ -247,6 +247,13 @@ bool ScriptReader::takeStatements(std::string_view text, const ParsedText& parse
 void ScriptReader::enterCopyData(size_t statement, size_t line) {
   copyStatement_ = statement;
   copyLine_ = line;
+  inCopyData_ = true;
+  copyStarted_ = false;  // checked by the next fill, once the items before are all returned
+  atLineStart_ = true;
+  strayMarkerLine_ = 0;
+}
+
+void ScriptReader::startCopyData() {
   // As in psql, the data starts on the line after the COPY; only blanks or a comment may
   // follow its ';'.
   for (;;) {
@@ -267,14 +274,14 @@ void ScriptReader::enterCopyData(size_t statement, size_t line) {
     }
     readMore(buf_.size() - start_ + options_.chunkBytes);
   }
-  inCopyData_ = true;
-  atLineStart_ = true;
+  copyStarted_ = true;
 }
 
 void ScriptReader::fillCopyData() {
   // Lines up to the one that is exactly "\." (psql's rule; "\.\r" too). Data goes out in pieces
   // of at most chunkBytes, whole lines unless a single line is longer than that, so a huge
   // table never sits in memory whole.
+  if (!copyStarted_) startCopyData();
   for (;;) {
     const size_t piece_limit = std::min(buf_.size(), start_ + options_.chunkBytes);
     size_t pos = start_;
@@ -309,6 +316,10 @@ void ScriptReader::fillCopyData() {
           advance(*marker_end);
           inCopyData_ = false;
           return;
+        }
+        if (strayMarkerLine_ == 0 && pos + 1 < buf_.size() && buf_[pos + 1] == '.') {
+          strayMarkerLine_ =
+              line_ + countNewlines(std::string_view(buf_).substr(start_, pos - start_));
         }
       }
       line_begin = pos;
@@ -345,7 +356,14 @@ void ScriptReader::fillCopyData() {
       atLineStart_ = piece_ends_line;
       return;
     }
-    if (eof_) copyError("its data does not end with a line \\.");
+    if (eof_) {
+      if (strayMarkerLine_ != 0) {
+        copyError("its data does not end with a line \\. (line " +
+                  std::to_string(strayMarkerLine_) +
+                  " starts with \\. but has more on it; the end line is \\. alone)");
+      }
+      copyError("its data does not end with a line \\.");
+    }
     readMore(buf_.size() - start_ + options_.chunkBytes);
   }
 }

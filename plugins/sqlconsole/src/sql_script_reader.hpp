@@ -70,6 +70,7 @@ class ScriptReader {
   void parseWindow(size_t limit);
   bool takeStatements(std::string_view parsed_text, const ParsedText& parsed, bool to_end_of_file);
   void enterCopyData(size_t statement, size_t line);
+  void startCopyData();
   size_t windowEnd() const;
   void readMore(size_t want);
   void grow() { readMore(std::max(options_.chunkBytes, 2 * (buf_.size() - start_))); }
@@ -94,8 +95,15 @@ class ScriptReader {
 
   bool inCopyData_ = false;
   bool atLineStart_ = true;  // buf_[start_] begins a line of COPY data
+  // The COPY's own line was checked (only blanks or a comment after its ';'). Not done when the
+  // COPY is found, so that a refusal comes after the statements before it were returned.
+  bool copyStarted_ = true;
   size_t copyStatement_ = 0;
   size_t copyLine_ = 0;
+  // The first line of the current COPY data that starts with \. but has more on it: data in
+  // CSV, a corrupt end marker in text (the server says so at the end of the data). Named when
+  // the file ends without the end line, since that is most likely the end line meant.
+  size_t strayMarkerLine_ = 0;
 };
 
 }  // namespace berth::sqlconsole
