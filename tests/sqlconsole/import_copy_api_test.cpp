@@ -140,6 +140,24 @@ TEST_F(ImportCopyApi, TextAfterTheEndMarkerOnItsLine) {
       "statement 4 (line 4): COPY ... FROM stdin: its data must start on the next line" + kRan);
 }
 
+TEST_F(ImportCopyApi, CsvDataMayHoldALineStartingWithTheMarkerButNotAnOpenQuote) {
+  // In CSV a quoted value may span lines, and one of them may start with \. and go on.
+  TestProject p = fresh("copycsv");
+  auto r = importScript(client(), p.name,
+                        "CREATE TABLE made (id int PRIMARY KEY, label text);\n"
+                        "COPY made (id, label) FROM stdin WITH (FORMAT csv);\n"
+                        "1,\"two\n\\.lines\"\n2,plain\n\\.\n");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(scalar(p.url, "SELECT label FROM made WHERE id = 1"), "two\n\\.lines");
+  expectRefusedKeepingNothing(*bad,
+                              kBefore +
+                                  "COPY made (id, label) FROM stdin WITH (FORMAT csv);\n"
+                                  "3,\"open\n4,d\n\\.\n",
+                              "statement 4 (line 4): unterminated CSV quoted field (COPY made, "
+                              "line 1: \"3,\"open\n4,d\n\")" +
+                                  kRan);
+}
+
 TEST_F(ImportCopyApi, AColumnListNamingAMissingColumn) {
   const TestProject& p = *bad;
   expectRefusedKeepingNothing(

@@ -10,6 +10,9 @@
 //   or, and, not.or, not.and       a logic group; may repeat, each one more AND-ed filter
 //   anything else                  a filter on the column it names (may repeat: a=gt.1&a=lt.9)
 // A column whose name is one of the keys above is filtered by quoting it: "limit"=eq.5.
+// A column name with spaces or a dash may be written unquoted, as PostgREST allows
+// (Full Name=eq.Ada): read so only when the strict reading refuses the parameter, and marked
+// (RestOrigin::loose_refusal) so that the catalogue step takes it only if it is a column.
 // Filters on embedded tables (orders.amount=gt.5), JSON paths (data->x), aggregates and the
 // spread (...) of newer PostgREST are not part of this grammar and are refused with a message.
 //
