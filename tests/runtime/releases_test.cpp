@@ -285,6 +285,37 @@ TEST_F(ReleaseUnpack, TarBombFileCountRefused) {
                 limits);
 }
 
+// Found by the tar_unpack fuzz target: folders made for an entry's path were not counted, so
+// one entry with a deep path made any number of folders.
+TEST_F(ReleaseUnpack, FoldersMadeForADeepPathCountAsEntries) {
+  TarBuilder tar;
+  std::string deep;
+  for (int i = 0; i < 60; ++i) deep += "a/";
+  tar.file(deep + "f", "x");
+  UnpackLimits limits;
+  limits.max_entries = 50;
+  expectRefused(tar.finish(), "the release holds more than 50 files, the limit for one release",
+                limits);
+  TarBuilder shallow;
+  shallow.file("a/b/c/f", "x");
+  limits.max_entries = 4;
+  EXPECT_TRUE(unpackReleaseFromMemory(shallow.finish(), release_, limits).ok());
+}
+
+// Found by the tar_unpack fuzz target: a file or link where a folder already was failed with
+// "cannot create the link: File exists" instead of the unpacker's own refusal.
+TEST_F(ReleaseUnpack, FileOrLinkWhereAFolderIsRefused) {
+  TarBuilder link;
+  link.folder("b").symlink("b", "a");
+  expectRefused(link.finish(), "b: a file and a folder have the same name");
+  TarBuilder file;
+  file.folder("b/c").file("b", "x");
+  expectRefused(file.finish(), "b: a file and a folder have the same name");
+  TarBuilder hardlink;
+  hardlink.file("a", "x").folder("b").hardlink("b", "a");
+  expectRefused(hardlink.finish(), "b: a file and a folder have the same name");
+}
+
 TEST_F(ReleaseUnpack, NotAnArchiveRefused) {
   auto result =
       unpackReleaseFromMemory("this is not a tar archive at all, just text", release_, {});
@@ -324,6 +355,7 @@ TEST_F(ReleaseUnpack, LaterEntryReplacesEarlierOneAsTarDoes) {
   auto result = unpackReleaseFromMemory(tar.finish(), release_, {});
   ASSERT_TRUE(result.ok()) << *result.error;
   EXPECT_EQ(read(release_ / "a.txt"), "second");
+  EXPECT_EQ(result.files, 1u) << "the replaced file was counted too (found by fuzz/tar_unpack)";
 }
 
 TEST(Promote, ReadyReleaseMayBeMadeLive) {

@@ -119,9 +119,7 @@ class Unpacker {
       if (status == ARCHIVE_EOF) break;
       if (status < ARCHIVE_WARN) return readError(reader, first);
       first = false;
-      if (++entries_ > limits_.max_entries)
-        return "the release holds more than " + std::to_string(limits_.max_entries) +
-               " files, the limit for one release";
+      if (++entries_ > limits_.max_entries) return tooMany();
       if (auto problem = unpackEntry(reader, entry)) return problem;
     }
     return checkLinks();
@@ -131,6 +129,11 @@ class Unpacker {
   std::uint64_t bytes() const { return bytes_; }
 
  private:
+  std::string tooMany() const {
+    return "the release holds more than " + std::to_string(limits_.max_entries) +
+           " files, the limit for one release";
+  }
+
   static std::string readError(archive* reader, bool first) {
     const char* why = archive_error_string(reader);
     std::string text = why ? why : "unreadable";
@@ -187,8 +190,15 @@ class Unpacker {
     }
     Fd current(::fcntl(root_.get(), F_DUPFD_CLOEXEC, 0));
     for (const auto& part : parts) {
-      if (create && ::mkdirat(current.get(), part.c_str(), 0755) != 0 && errno != EEXIST)
-        return path + ": cannot create its folder: " + errnoText(errno);
+      // A folder made for a deeper path counts as an entry too: otherwise one entry with a
+      // long path ("a/a/a/...") makes any number of folders past the entry limit.
+      if (create) {
+        if (::mkdirat(current.get(), part.c_str(), 0755) == 0) {
+          if (++entries_ > limits_.max_entries) return tooMany();
+        } else if (errno != EEXIST) {
+          return path + ": cannot create its folder: " + errnoText(errno);
+        }
+      }
       Fd next(
           ::openat(current.get(), part.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
       if (next.get() < 0) {
@@ -208,11 +218,16 @@ class Unpacker {
     return std::nullopt;
   }
 
-  // A later entry of the same name replaces an earlier one, as tar does; folders stay.
-  static void removeExisting(int dir, const std::string& leaf) {
+  // A later entry of the same name replaces an earlier one, as tar does; folders stay, so a
+  // file or link where a folder is is refused (as makeFolder refuses the other way round).
+  // The replaced one no longer counts among the release's files.
+  std::optional<std::string> removeExisting(int dir, const std::string& leaf,
+                                            const std::string& path) {
     struct stat st {};
-    if (::fstatat(dir, leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode))
-      ::unlinkat(dir, leaf.c_str(), 0);
+    if (::fstatat(dir, leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return std::nullopt;
+    if (S_ISDIR(st.st_mode)) return path + ": a file and a folder have the same name";
+    if (::unlinkat(dir, leaf.c_str(), 0) == 0 && files_ > 0) --files_;
+    return std::nullopt;
   }
 
   std::optional<std::string> makeFolder(const std::string& path) {
@@ -245,7 +260,7 @@ class Unpacker {
     Fd parent;
     std::string leaf;
     if (auto problem = openParent(path, true, parent, leaf)) return problem;
-    removeExisting(parent.get(), leaf);
+    if (auto problem = removeExisting(parent.get(), leaf, path)) return problem;
     const mode_t mode = (archive_entry_perm(entry) & 0111) ? 0755 : 0644;
     Fd file(::openat(parent.get(), leaf.c_str(),
                      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
@@ -297,7 +312,7 @@ class Unpacker {
     Fd parent;
     std::string leaf;
     if (auto problem = openParent(path, true, parent, leaf)) return problem;
-    removeExisting(parent.get(), leaf);
+    if (auto problem = removeExisting(parent.get(), leaf, path)) return problem;
     if (::symlinkat(target.c_str(), parent.get(), leaf.c_str()) != 0)
       return path + ": cannot create the link: " + errnoText(errno);
     symlinks_.push_back(path);
@@ -339,7 +354,7 @@ class Unpacker {
           a.st_ino == b.st_ino && a.st_dev == b.st_dev)
         return std::nullopt;  // a link to itself
     }
-    removeExisting(parent.get(), leaf);
+    if (auto problem = removeExisting(parent.get(), leaf, path)) return problem;
     if (::linkat(source_parent.get(), source_leaf.c_str(), parent.get(), leaf.c_str(), 0) != 0)
       return path + ": cannot create the link: " + errnoText(errno);
     if (is_symlink) symlinks_.push_back(path);

@@ -13,7 +13,8 @@ namespace berth::runtime {
 
 struct UnpackLimits {
   std::uint64_t max_bytes = 1024ull * 1024 * 1024;  // file contents after decompression
-  std::uint64_t max_entries = 20000;                // files, folders and links together
+  // Files, folders and links together, counting the folders made for an entry's path.
+  std::uint64_t max_entries = 20000;
   // File contents may be at most this many times the compressed archive's size (0: no limit);
   // runtime.max_unpack_ratio.
   std::uint64_t max_ratio = 0;
