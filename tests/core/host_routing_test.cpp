@@ -23,6 +23,16 @@ TEST(HostRouting, ProjectHostsAreOneLabelUnderAppsDomain) {
   EXPECT_FALSE(routing.isProjectHost("xlocalhost"));
 }
 
+// Found by the request_path fuzz target: labels no DNS name can have were project traffic.
+TEST(HostRouting, ProjectLabelsAreDnsLabels) {
+  HostRouting routing("localhost");
+  EXPECT_FALSE(routing.isProjectHost("-blog.localhost"));
+  EXPECT_FALSE(routing.isProjectHost("blog-.localhost"));
+  EXPECT_FALSE(routing.isProjectHost(std::string(64, 'a') + ".localhost"));
+  EXPECT_TRUE(routing.isProjectHost(std::string(63, 'a') + ".localhost"));
+  EXPECT_TRUE(routing.isProjectHost("b--x.localhost"));
+}
+
 TEST(HostRouting, CustomHostsAreProjectTraffic) {
   HostRouting routing("apps.example.net");
   EXPECT_TRUE(routing.isProjectHost("shop-abcd.apps.example.net"));

@@ -27,7 +27,10 @@ bool HostRouting::isProjectHost(const std::string& host) const {
   if (host.size() > suffix.size() &&
       host.compare(host.size() - suffix.size(), suffix.size(), suffix) == 0) {
     std::string label = host.substr(0, host.size() - suffix.size());
-    if (label == "api" || label.empty()) return false;
+    // One DNS label (RFC 1123): at most 63 characters, no hyphen at either end.
+    if (label == "api" || label.empty() || label.size() > 63 || label.front() == '-' ||
+        label.back() == '-')
+      return false;
     return std::all_of(label.begin(), label.end(), [](char c) {
       return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
     });

@@ -15,7 +15,8 @@ class HostRouting {
   // Host as sent ("Foo-Abcd.localhost:8080", "[::1]:80") -> lower-case host without port.
   static std::string normalise(const std::string& host_header);
 
-  // <one label>.<apps_domain> (other than api.<apps_domain>) or a custom host: project traffic.
+  // <one label>.<apps_domain> (other than api.<apps_domain>; a DNS label: 1-63 letters, digits
+  // and hyphens, no hyphen at either end) or a custom host: project traffic.
   // Everything else (an IP address, apps_domain itself, api.<apps_domain>) is the API.
   bool isProjectHost(const std::string& normalised_host) const;
 
