@@ -7,13 +7,55 @@
 
 namespace berth::sqlconsole {
 
+namespace {
+
+// Statements of a text that parsed, empty ones (";;", only comments) not counted.
+size_t nonEmptyStatements(std::string_view text, const ParsedText& parsed) {
+  size_t n = 0;
+  for (const ParsedStatement& raw : parsed.statements())
+    if (skipTrivia(text, raw.location).pos < trimWhitespaceRight(text, raw.location + raw.length))
+      ++n;
+  return n;
+}
+
+// The 1-based number of the statement in which text (which does not parse) fails. The scanner
+// finds where the failing statement starts but counts every ';' before it, also those inside
+// BEGIN ATOMIC and CREATE RULE bodies; so the statements before it are counted by the parser,
+// taking whole statements from the front as ScriptReader does: parse up to where the scanner
+// says the failing one starts, and when that cut falls inside a body (the parse fails too),
+// cut earlier.
+size_t failingStatement(std::string_view text) {
+  size_t taken = 0;
+  size_t pos = 0;
+  for (;;) {
+    const std::string_view rest = text.substr(pos);
+    size_t end = rest.size();
+    bool took = false;
+    for (;;) {
+      const std::string part(rest.substr(0, end));  // NUL-terminated
+      const ParsedText parsed = ParsedText::parse(part);
+      if (parsed.ok()) {
+        taken += nonEmptyStatements(part, parsed);
+        took = end < rest.size();
+        break;
+      }
+      const StatementStart failing = statementContaining(part, parsed.failure().position);
+      if (failing.offset == 0 || failing.offset >= end) break;
+      end = failing.offset;
+    }
+    if (!took) return taken + 1;
+    pos += end;
+  }
+}
+
+}  // namespace
+
 SqlSyntaxError syntaxError(std::string_view text, const ParseFailure& failure) {
   const size_t position = std::min(failure.position, text.size());
-  const StatementStart start = statementContaining(text, position);
   // "At end of input" is counted on the last line with text, not on trailing blank lines.
   const size_t at = std::min(position, trimWhitespaceRight(text, text.size()));
   return SqlSyntaxError(failure.message, position, 1 + countNewlines(text.substr(0, at)),
-                        start.statementsBefore + 1);
+                        failingStatement(text));
 }
 
 std::vector<Statement> splitStatements(std::string_view sql) {

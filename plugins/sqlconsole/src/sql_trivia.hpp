@@ -1,7 +1,8 @@
 // What lies between SQL statements: whitespace and comments. libpg_query finds the statements;
 // these helpers only trim a statement's leading comments and, in a script, find where the next
 // statement or psql meta-command line begins. They follow PostgreSQL's scanner (scan.l):
-// whitespace is [ \t\n\r\f\v], "--" runs to the end of the line, /* */ comments nest.
+// whitespace is [ \t\n\r\f] (version 15, as libpg_query: no \v), "--" runs to the end of the
+// line, /* */ comments nest.
 #pragma once
 #include <cstddef>
 #include <string_view>
