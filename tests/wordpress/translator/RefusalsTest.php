@@ -42,6 +42,9 @@ final class RefusalsTest extends TestCase
             'duplicate table' => ['CREATE TABLE wp_options (id int)', MysqlError::class, 1050, "Table 'wp_options' already exists"],
             'drop of a missing index' => ['ALTER TABLE wp_options DROP INDEX nothing', MysqlError::class, 1091, "Can't DROP INDEX `nothing`; check that it exists"],
             'unknown system variable' => ['SELECT @@nothing_at_all', MysqlError::class, 1193, "Unknown system variable 'nothing_at_all'"],
+            // Found by the mysql_parse fuzz target: these threw a JsonException from the catalogue.
+            'a table name that is not UTF-8' => ["CREATE TABLE wp_\xff (id int)", TranslateError::class, null, 'cannot translate MySQL: a name is not valid UTF-8 (PostgreSQL names hold UTF-8 only)'],
+            'a comment that is not UTF-8' => ["CREATE TABLE wp_c (id int COMMENT '\xff')", TranslateError::class, null, 'cannot translate MySQL: the table definition is not valid UTF-8 (Malformed UTF-8 characters, possibly incorrectly encoded)'],
         ];
     }
 

@@ -132,7 +132,12 @@ final class Catalog
     /** The statement that stores $table's definition in the catalogue table. */
     public static function upsertSql(array $table): string
     {
-        $json = json_encode($table, JSON_THROW_ON_ERROR | JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE);
+        try {
+            $json = json_encode($table, JSON_THROW_ON_ERROR | JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE);
+        } catch (\JsonException $e) {
+            // A name, comment or value of the definition that is not UTF-8 (JSON holds UTF-8 only).
+            throw new TranslateError('the table definition is not valid UTF-8 (' . $e->getMessage() . ')', $e);
+        }
         return 'INSERT INTO ' . self::TABLE . ' (name, definition) VALUES ('
             . Sql::literal($table['name']) . ', ' . Sql::literal($json) . ')'
             . ' ON CONFLICT (name) DO UPDATE SET definition = EXCLUDED.definition';

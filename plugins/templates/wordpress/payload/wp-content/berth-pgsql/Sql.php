@@ -16,9 +16,12 @@ final class Sql
         return "'" . str_replace("'", "''", Nul::encode($value)) . "'";
     }
 
-    /** "name" with quotes doubled: MySQL's name, case kept. */
+    /** "name" with quotes doubled: MySQL's name, case kept; invalid UTF-8 is refused. */
     public static function ident(string $name): string
     {
+        if (!mb_check_encoding($name, 'UTF-8')) {
+            throw new TranslateError('a name is not valid UTF-8 (PostgreSQL names hold UTF-8 only)');
+        }
         return '"' . str_replace('"', '""', $name) . '"';
     }
 
