@@ -146,6 +146,18 @@ final class SemanticsTest extends TestCase
         $this->assertSame('1', $this->value("SELECT COUNT(*) FROM wp_options WHERE option_value = '$escaped'"));
     }
 
+    // Found by the mysql_parse fuzz target: a raw NUL byte in the text an unaliased item is
+    // named after went into the PostgreSQL statement, which PostgreSQL cuts at the NUL.
+    public function testRawNulByteInAnUnaliasedItemNamesItsColumn(): void
+    {
+        $rows = $this->q("SELECT RIGHT('b\0', 1)")['rows'];
+        $this->assertCount(1, $rows);
+        $this->assertSame(["\0"], array_values($rows[0]));
+        foreach ($this->q("SELECT RIGHT('b\0', 1)")['translation']->sql as $sql) {
+            $this->assertStringNotContainsString("\0", $sql);
+        }
+    }
+
     public function testZeroDatesAreStoredAndFound(): void
     {
         $id = $this->q("INSERT INTO wp_posts (post_title, post_date, post_date_gmt) VALUES ('draft', '2024-05-01 10:00:00', '0000-00-00 00:00:00')")['insertId'];

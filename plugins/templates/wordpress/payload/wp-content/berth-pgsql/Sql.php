@@ -16,13 +16,17 @@ final class Sql
         return "'" . str_replace("'", "''", Nul::encode($value)) . "'";
     }
 
-    /** "name" with quotes doubled: MySQL's name, case kept; invalid UTF-8 is refused. */
+    /**
+     * "name" with quotes doubled: MySQL's name, case kept; invalid UTF-8 is refused. A NUL byte
+     * (a raw one in the text MySQL names an unaliased select item after) becomes Nul::STANDIN:
+     * PostgreSQL's statement text ends at a NUL.
+     */
     public static function ident(string $name): string
     {
         if (!mb_check_encoding($name, 'UTF-8')) {
             throw new TranslateError('a name is not valid UTF-8 (PostgreSQL names hold UTF-8 only)');
         }
-        return '"' . str_replace('"', '""', $name) . '"';
+        return '"' . str_replace('"', '""', Nul::encode($name)) . '"';
     }
 
     /** A PostgreSQL object name of at most 63 bytes, unique for a longer $name. */
