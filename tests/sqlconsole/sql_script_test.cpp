@@ -159,6 +159,16 @@ TEST(SplitStatements, VerticalTabIsNotWhitespace) {
   EXPECT_THROW(splitStatements("SELECT 1;\n\vSELECT 2"), SqlSyntaxError);
 }
 
+// An error inside a quoted string: the text up to it ends inside the string, which the scanner
+// refuses, yet the statement still starts after "SELECT 1;" (found by the sql_script fuzz
+// target: the import took a good COPY for the failing statement and never read its data).
+TEST(SplitStatements, StatementContainingAnErrorInsideAString) {
+  const std::string sql = "SELECT 1; SELECT U&'a \\. b';";
+  const StatementStart start = statementContaining(sql, sql.find("\\."));
+  EXPECT_EQ(start.offset, 9u);
+  EXPECT_EQ(start.statementsBefore, 1u);
+}
+
 TEST(SplitStatements, NulBytesAndInvalidUtf8AreRefused) {
   try {
     splitStatements(std::string("SELECT 1;\nSELECT 2\0; DROP TABLE t", 30));

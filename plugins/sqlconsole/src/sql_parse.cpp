@@ -175,10 +175,20 @@ ParsedText ParsedText::parse(std::string_view text) {
 
 StatementStart statementContaining(std::string_view text, size_t position) {
   position = std::min(position, text.size());
-  const std::string prefix(text.substr(0, position));  // NUL-terminated copy
-  SplitResult split(pg_query_split_with_scanner(prefix.c_str()));
-  // On error n_stmts may be set while stmts is not: never read them then.
-  if (split->error) return {};
+  std::string prefix(text.substr(0, position));  // NUL-terminated copy
+  std::optional<SplitResult> scanned;
+  scanned.emplace(pg_query_split_with_scanner(prefix.c_str()));
+  // On error n_stmts may be set while stmts is not: never read them then. The scanner fails when
+  // the prefix cuts a quoted string or comment in two (the error was inside it); that token
+  // starts where the scanner says, in the failing statement, so scan up to there instead.
+  while ((*scanned)->error) {
+    const int cursor = (*scanned)->error->cursorpos;
+    const size_t cut = cursor > 0 ? utf8ByteOffset(prefix, static_cast<size_t>(cursor - 1)) : 0;
+    if (cut == 0 || cut >= prefix.size()) return {};
+    prefix.resize(cut);
+    scanned.emplace(pg_query_split_with_scanner(prefix.c_str()));
+  }
+  const SplitResult& split = *scanned;
   // A statement starts just after a ';'. One that would start at the very end of the text
   // (after its last ';') cannot hold an error "at end of input": that ';' did not end a
   // statement for the parser (it was inside BEGIN ATOMIC ... END, which the scanner does not
