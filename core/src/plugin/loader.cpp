@@ -30,9 +30,9 @@ std::string version(uint32_t major, uint32_t minor) {
   return std::to_string(major) + "." + std::to_string(minor);
 }
 
-// Libraries are never unloaded (DESIGN.md: route handlers, hooks and job functions point into
-// them for the life of the process, and plugin statics must not be torn down under running
-// threads). RTLD_NODELETE makes every later dlclose, including shared_library's, a no-op.
+// Libraries are never unloaded (sdk/README.md, "Lifecycle": route handlers, hooks and job
+// functions point into them for the life of the process, and plugin statics must not be torn
+// down under running threads). RTLD_NODELETE makes every later dlclose, including shared_library's, a no-op.
 void pinForProcessLifetime(const std::string& path) {
   if (dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD | RTLD_NODELETE) == nullptr) {
     const char* why = dlerror();
