@@ -32,7 +32,8 @@ std::string version(uint32_t major, uint32_t minor) {
 
 // Libraries are never unloaded (sdk/README.md, "Lifecycle": route handlers, hooks and job
 // functions point into them for the life of the process, and plugin statics must not be torn
-// down under running threads). RTLD_NODELETE makes every later dlclose, including shared_library's, a no-op.
+// down under running threads). RTLD_NODELETE makes every later dlclose, including
+// shared_library's, a no-op.
 void pinForProcessLifetime(const std::string& path) {
   if (dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD | RTLD_NODELETE) == nullptr) {
     const char* why = dlerror();
