@@ -2,11 +2,17 @@
 
 #include <berth/unix_time.hpp>
 
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdio>
+#include <random>
 
 namespace berth::templates {
 
 namespace {
+
+constexpr const char* kInterrupted = "berthd stopped during the install; run it again";
 
 constexpr const char* kColumns =
     "id, project_id, project_name, template, caller, status, started_at, finished_at, error, "
@@ -31,6 +37,22 @@ InstallRun runAt(const berth::DbResult& r, int64_t row) {
 
 }  // namespace
 
+std::string thisNode(const berth::Services& services) {
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  return std::string(host) + ":" + services.coreSetting("data_dir").value_or("") + ":";
+}
+
+std::string thisBerthd(const berth::Services& services) {
+  static const std::string boot = [] {
+    std::random_device random;
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%08x%08x", random(), random());
+    return std::string(hex);
+  }();
+  return thisNode(services) + boot;
+}
+
 nlohmann::json toJson(const InstallRun& run) {
   return {{"project", run.project_name},
           {"template", run.template_slug},
@@ -44,22 +66,32 @@ nlohmann::json toJson(const InstallRun& run) {
 std::optional<InstallRun> InstallRuns::begin(const std::string& project_id,
                                              const std::string& project_name,
                                              const std::string& template_slug,
-                                             const std::string& caller) const {
+                                             const std::string& caller,
+                                             const std::string& runner) const {
   int64_t now = berth::unixSeconds();
   db_.exec(
-      "UPDATE templates.installs SET status = 'failed', finished_at = $2, "
-      "error = 'berthd stopped during the install; run it again' "
+      "UPDATE templates.installs SET status = 'failed', finished_at = $2, error = $4 "
       "WHERE project_id = $1 AND status = 'installing' AND heartbeat_at < $3",
-      project_id, now, now - kStaleAfterSeconds);
+      project_id, now, now - kStaleAfterSeconds, kInterrupted);
   auto r = db_.exec(std::string("INSERT INTO templates.installs (project_id, project_name, "
-                                "template, caller, status, started_at, heartbeat_at) VALUES "
-                                "($1, $2, $3, $4, 'installing', $5, $5) "
+                                "template, caller, status, started_at, heartbeat_at, runner) "
+                                "VALUES ($1, $2, $3, $4, 'installing', $5, $5, $6) "
                                 "ON CONFLICT (project_id) WHERE status = 'installing' DO NOTHING "
                                 "RETURNING ") +
                         kColumns,
-                    project_id, project_name, template_slug, caller, now);
+                    project_id, project_name, template_slug, caller, now, runner);
   if (r.empty()) return std::nullopt;
   return runAt(r, 0);
+}
+
+int64_t InstallRuns::failInterrupted(const std::string& node, const std::string& berthd) const {
+  return db_
+      .exec(
+          "UPDATE templates.installs SET status = 'failed', finished_at = $3, error = $4 "
+          "WHERE status = 'installing' AND starts_with(runner, $1::text) "
+          "AND runner <> $2::text",
+          node, berthd, berth::unixSeconds(), kInterrupted)
+      .affected();
 }
 
 void InstallRuns::heartbeat(int64_t id) const {

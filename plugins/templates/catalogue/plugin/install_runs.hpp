@@ -2,6 +2,7 @@
 // node, its heartbeat while it runs, and how it ended.
 #pragma once
 #include <berth/db.hpp>
+#include <berth/services.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -23,6 +24,11 @@ struct InstallRun {
 
 nlohmann::json toJson(const InstallRun& run);
 
+// This node ("<host>:<data_dir>:") and this berthd on it (the node and a boot id made at the
+// process's first call), as templates.installs.runner records them.
+std::string thisNode(const berth::Services& services);
+std::string thisBerthd(const berth::Services& services);
+
 class InstallRuns {
  public:
   // A running install whose heartbeat is older than this lost its node.
@@ -30,11 +36,14 @@ class InstallRuns {
 
   explicit InstallRuns(berth::Db db) : db_(std::move(db)) {}
 
-  // Starts an install, or nullopt when one is running on the project. A run that lost its
-  // node is marked failed first.
+  // Starts an install run by `runner` (thisBerthd), or nullopt when one is running on the
+  // project. A run that lost its node is marked failed first.
   std::optional<InstallRun> begin(const std::string& project_id, const std::string& project_name,
-                                  const std::string& template_slug,
-                                  const std::string& caller) const;
+                                  const std::string& template_slug, const std::string& caller,
+                                  const std::string& runner) const;
+  // Marks failed the installs an earlier run of this berthd (same node, another boot) left
+  // 'installing': nothing runs them any more. @return how many.
+  int64_t failInterrupted(const std::string& node, const std::string& berthd) const;
   void heartbeat(int64_t id) const;
   // The running install of the project says what it is doing. @return false when none runs.
   bool noteProgress(const std::string& project_id, const std::string& message) const;

@@ -179,7 +179,7 @@ void registerTemplateRoutes(berth::Registrar& r, Context& c) {
     }
 
     InstallRuns runs(services.db());
-    auto run = runs.begin(project.id, project.name, slug, caller);
+    auto run = runs.begin(project.id, project.name, slug, caller, thisBerthd(services));
     if (!run)
       throw Error::conflict("an app template is already being installed on " + project.name +
                             "; wait for it to finish");

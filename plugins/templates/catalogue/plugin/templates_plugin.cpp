@@ -30,6 +30,21 @@ class TemplatesPlugin final : public berth::Plugin {
       InstallRuns runs(context_.services->db());
       for (int64_t id : context_.workers.running()) runs.heartbeat(id);
     });
+    // An install an earlier run of this berthd was making when it died (kill -9, a crash) is
+    // over: marked failed at start, so that it reads failed and can be run again at once.
+    // Other nodes' installs wait for their heartbeat to go stale. Only the start's run finds
+    // any.
+    r.job(
+        "interrupted_installs", std::chrono::hours(24),
+        [this](berth::JobContext& job) {
+          const berth::Services& services = *context_.services;
+          int64_t failed =
+              InstallRuns(services.db()).failInterrupted(thisNode(services), thisBerthd(services));
+          if (failed > 0)
+            job.logger().warn("marked failed " + std::to_string(failed) +
+                              " installs an earlier run of this berthd left unfinished");
+        },
+        true);
   }
 
   void start(berth::Services& services) override {
