@@ -1,7 +1,7 @@
-// What the fault cases of tests/faults share beyond tests/support/fault_injection.hpp: the
-// seeded plan of kill points (seed printed, BERTH_FAULT_SEED to repeat one, BERTH_FAULT_ROUNDS
-// rounds), the tally line, berthd killed or stopped and started again on the same data_dir and
-// database, nginx's master found, a Node release made with tar, and "every route answers".
+// What the fault cases of tests/faults share on top of tests/support/fault_injection.hpp: a
+// case's plan of kill points, berthd (a BerthdProcess) killed or stopped and started again on
+// the same data_dir and database, a Node release made with tar and deployed, requests to a
+// project's host, and the harness's checks waited for.
 // Header-only: a tests/<part>/*.cpp file other than a *_test.cpp is not built.
 #pragma once
 #include <signal.h>
@@ -14,7 +14,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -24,59 +23,36 @@
 
 #include "projects/api_support.hpp"
 #include "support/berthd_process.hpp"
+#include "support/fault_injection.hpp"
 #include "support/http_client.hpp"
-#include "support/process_pause.hpp"
 #include "util/process.hpp"
 
 namespace berth::testing::faults {
 
-enum class Mode { Kill, Stop };
+using Mode = FaultMode;
 
-inline const char* modeName(Mode mode) {
-  return mode == Mode::Kill ? "kill" : "stop";
-}
-
-// Rounds and random kill points of one case. The seed is printed first, so that a failing run
-// can be repeated with BERTH_FAULT_SEED=<seed>.
+// A case's rounds and random kill points, drawn from the harness's seed (printed once) mixed
+// with the case's name and mode.
 class FaultPlan {
  public:
-  explicit FaultPlan(const std::string& case_name) : case_(case_name) {
-    const char* seed = std::getenv("BERTH_FAULT_SEED");
-    seed_ = seed && *seed ? std::strtoull(seed, nullptr, 10) : std::random_device{}();
-    const char* rounds = std::getenv("BERTH_FAULT_ROUNDS");
-    rounds_ = rounds && *rounds ? std::max(1, std::atoi(rounds)) : 3;
-    rng_.seed(seed_);
-    std::printf("fault-seed: case=%s seed=%llu rounds=%d\n", case_.c_str(),
-                static_cast<unsigned long long>(seed_), rounds_);
-    std::fflush(stdout);
-  }
-  int rounds() const { return rounds_; }
-  uint64_t seed() const { return seed_; }
+  FaultPlan(const std::string& case_name, Mode mode) : random_(case_name, mode) {}
+  int rounds() const { return faultRounds(); }
   // A kill point: a delay in [0, max_ms] milliseconds after the operation began.
   std::chrono::milliseconds delay(int max_ms) {
-    return std::chrono::milliseconds(std::uniform_int_distribution<int>(0, max_ms)(rng_));
+    return random_.pointWithin(std::chrono::milliseconds(max_ms));
   }
-  int pick(int below) { return std::uniform_int_distribution<int>(0, below - 1)(rng_); }
 
  private:
-  std::string case_;
-  uint64_t seed_ = 0;
-  int rounds_ = 3;
-  std::mt19937_64 rng_;
+  FaultRandom random_;
 };
 
-// Kill points tried and inconsistencies found, printed as the shared harness prints them.
-struct Tally {
-  std::string name;
-  Mode mode;
-  uint64_t seed;
-  int tried = 0, inconsistent = 0;
-  void print() const {
-    std::printf("fault-summary: case=%s mode=%s tried=%d inconsistent=%d seed=%llu\n", name.c_str(),
-                modeName(mode), tried, inconsistent, static_cast<unsigned long long>(seed));
-    std::fflush(stdout);
-  }
-};
+// Records one kill point in the tally: inconsistent when `wrong` (one finding a line) is not
+// empty.
+inline void recordPoint(FaultTally& tally, const std::string& wrong, const std::string& point) {
+  Findings findings;
+  if (!wrong.empty()) findings.add(wrong);
+  tally.record(findings, point);
+}
 
 // The folder BerthdProcess keeps its configuration and output in.
 inline std::string serverRoot(const BerthdProcess& server) {
@@ -102,29 +78,16 @@ inline void restartBerthd(BerthdProcess& server) {
   server.start();
 }
 
-// Stops a process (every thread, SIGSTOP) for `how_long`, then continues it.
-inline void pauseFor(pid_t pid, std::chrono::milliseconds how_long) {
-  ProcessPause pause(pid);
-  std::this_thread::sleep_for(how_long);
-}
-
 // Kill or stop berthd at this point: kill -9 and start again, or SIGSTOP for `stopped` (longer
 // than the client's timeouts) and SIGCONT.
 inline void strikeBerthd(BerthdProcess& server, Mode mode,
-                         std::chrono::milliseconds stopped = std::chrono::seconds(4)) {
+                         std::chrono::milliseconds stopped = stopDuration()) {
   if (mode == Mode::Kill) {
     killBerthd(server);
     restartBerthd(server);
   } else {
-    pauseFor(server.pid(), stopped);
+    stopProcessFor(server.pid(), stopped);
   }
-}
-
-// The pid of berthd's nginx master (0 when there is none).
-inline pid_t nginxMaster(const BerthdProcess& server) {
-  std::ifstream in(server.dataDir() + "/edge/nginx.pid");
-  pid_t pid = 0;
-  return in >> pid ? pid : 0;
 }
 
 // A gzip tar of a Node app (package.json + server.js), as an upload's body.
@@ -165,36 +128,30 @@ inline HttpResult onHost(const BerthdProcess& server, const std::string& project
   return sendToHost(server.baseUrl(), project + ".localhost", "GET", path, {}, "", timeout_ms);
 }
 
-// Every read route of the API answers, and none with a 5xx: empty when so, else what failed.
-inline std::string routesThatFail(const BerthdProcess& server, const std::string& token,
-                                  const std::vector<std::string>& projects) {
-  std::vector<std::string> paths = {"/regions", "/projects",  "/projects/suggest",
-                                    "/deploys", "/schedules", "/app-templates"};
-  for (const auto& p : projects)
-    for (const char* tail : {"", "/secrets", "/deploys", "/schedules", "/logs?limit=5", "/domains"})
-      paths.push_back("/projects/" + p + tail);
-  ApiClient api = server.api(token);
-  std::string failed;
-  for (const auto& path : paths) {
-    auto r = api.get(path);
-    if (r.status == 0 || r.status >= 500)
-      failed += "GET " + path + ": " + std::to_string(r.status) + " " + r.body + r.error + "\n";
-  }
-  return failed;
-}
-
-// Every route answers within `limit` (the edge and the pool may need a moment after a fault).
+// Every GET route of the reference answers without a 5xx (the harness's checkRoutesAnswer)
+// within `limit` (the edge and the pools may need a moment after a fault): empty when so, else
+// what failed.
 inline std::string routesAnswer(const BerthdProcess& server, const std::string& token,
                                 const std::vector<std::string>& projects,
                                 std::chrono::milliseconds limit = std::chrono::seconds(30)) {
   std::string failed;
   projects_api::eventually(
       [&] {
-        failed = routesThatFail(server, token, projects);
-        return failed.empty();
+        Findings findings;
+        checkRoutesAnswer(server.api(token), projects, findings);
+        failed = findings.ok() ? "" : findings.text();
+        return findings.ok();
       },
       limit);
   return failed;
+}
+
+// No temporary, spool or staging file left under data_dir (the harness's leftoverFiles),
+// waited for while the sweeps run: empty when none, else one line each.
+inline std::string leftovers(const std::string& data_dir) {
+  Findings findings;
+  checkNoLeftoverFiles(data_dir, findings);
+  return findings.ok() ? "" : findings.text();
 }
 
 }  // namespace berth::testing::faults

@@ -14,6 +14,7 @@
 #include "edge/edge_pins.hpp"
 #include "faults/fault_cases_support.hpp"
 #include "projects/api_support.hpp"
+#include "support/process_pause.hpp"
 
 using namespace berth::testing;
 using namespace berth::testing::faults;
@@ -37,16 +38,6 @@ std::string fileFor(int round) {
   for (size_t i = 0; i < body.size(); ++i)
     body[i] = static_cast<char>('a' + (i / 4096 + static_cast<size_t>(round)) % 26);
   return body;
-}
-
-// Files under `dir` (recursively); empty when it does not exist.
-std::vector<std::string> filesUnder(const std::string& dir) {
-  std::vector<std::string> out;
-  std::error_code ec;
-  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
-       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
-    if (it->is_regular_file()) out.push_back(it->path().string());
-  return out;
 }
 
 class NginxFaults : public ::testing::TestWithParam<Mode> {
@@ -94,12 +85,12 @@ class NginxFaults : public ::testing::TestWithParam<Mode> {
 
 TEST_P(NginxFaults, AnUploadIsWholeOrAbsentAndTheEdgeComesBack) {
   const Mode mode = GetParam();
-  FaultPlan plan(std::string("nginx-") + modeName(mode));
-  Tally tally{"nginx-upload-and-traffic", mode, plan.seed()};
+  FaultPlan plan("nginx-upload-and-traffic", mode);
+  FaultTally tally("nginx-upload-and-traffic", mode);
   for (int round = 1; round <= plan.rounds(); ++round) {
     const std::string path = "round" + std::to_string(round) + ".bin";
     const std::string body = fileFor(round);
-    const pid_t master = nginxMaster(*server);
+    const pid_t master = nginxMasterPid(server->dataDir());
     ASSERT_GT(master, 0);
 
     // App traffic all along the round.
@@ -119,7 +110,7 @@ TEST_P(NginxFaults, AnUploadIsWholeOrAbsentAndTheEdgeComesBack) {
       // berthd's supervisor notices and starts another master.
       EXPECT_TRUE(eventually(
           [&] {
-            pid_t now = nginxMaster(*server);
+            pid_t now = nginxMasterPid(server->dataDir());
             return now > 0 && now != master && ::kill(now, 0) == 0;
           },
           std::chrono::seconds(20)))
@@ -127,12 +118,16 @@ TEST_P(NginxFaults, AnUploadIsWholeOrAbsentAndTheEdgeComesBack) {
     } else {
       std::vector<std::unique_ptr<ProcessPause>> paused;
       paused.push_back(std::make_unique<ProcessPause>(master));
-      for (pid_t worker : berth::core::nginxServingWorkers(master))
-        paused.push_back(std::make_unique<ProcessPause>(worker));
-      std::this_thread::sleep_for(std::chrono::seconds(4));
+      for (pid_t worker : berth::core::nginxServingWorkers(master)) {
+        try {
+          paused.push_back(std::make_unique<ProcessPause>(worker));
+        } catch (const std::exception&) {
+          // A worker that ended between the listing and its SIGSTOP.
+        }
+      }
+      std::this_thread::sleep_for(stopDuration());
     }
     uploading.join();
-    ++tally.tried;
     std::string wrong;
 
     // The app answers again.
@@ -164,24 +159,17 @@ TEST_P(NginxFaults, AnUploadIsWholeOrAbsentAndTheEdgeComesBack) {
                  std::to_string(served.body.size()) + " bytes\n";
     }
 
-    // Nothing half-made left: the edge's spooled bodies and the store's temporaries.
-    std::vector<std::string> left;
-    eventually(
-        [&] {
-          left = filesUnder(server->dataDir() + "/edge/client_body");
-          for (const auto& f : filesUnder(server->dataDir() + "/blobs/tmp")) left.push_back(f);
-          return left.empty();
-        },
-        std::chrono::seconds(10));
-    for (const auto& f : left) wrong += "left behind: " + f + "\n";
+    // Nothing half-made left: the edge's spooled bodies, the store's temporaries.
+    wrong += leftovers(server->dataDir());
 
     const std::string failing = routesAnswer(*server, owner.token, {project});
     wrong += failing;
     EXPECT_EQ(wrong, "") << "round " << round << " (" << modeName(mode) << " at " << kill_at.count()
                          << " ms, upload answered " << answered << ")";
-    if (!wrong.empty()) ++tally.inconsistent;
+    recordPoint(tally, wrong,
+                "round " + std::to_string(round) + " at " + std::to_string(kill_at.count()) +
+                    " ms, upload answered " + std::to_string(answered));
   }
-  tally.print();
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, NginxFaults, ::testing::Values(Mode::Kill, Mode::Stop),

@@ -91,8 +91,8 @@ class ScheduleRunFaults : public ::testing::TestWithParam<Mode> {
 
 TEST_P(ScheduleRunFaults, EachRunIsRecordedOnceAndTheNextOnesFire) {
   const Mode mode = GetParam();
-  FaultPlan plan(std::string("schedule-run-") + modeName(mode));
-  Tally tally{"schedule-run", mode, plan.seed()};
+  FaultPlan plan("schedule-run", mode);
+  FaultTally tally("schedule-run", mode);
   for (int round = 1; round <= plan.rounds(); ++round) {
     // Wait for a run's request to reach the app, then strike while it is answered.
     const size_t hits_before = app->hitsOf(id).size();
@@ -102,7 +102,6 @@ TEST_P(ScheduleRunFaults, EachRunIsRecordedOnceAndTheNextOnesFire) {
     const auto kill_at = plan.delay(kRunMs - 100);
     std::this_thread::sleep_for(kill_at);
     strikeBerthd(*server, mode);
-    ++tally.tried;
 
     // The next runs fire and are recorded: two successes due after berthd is back.
     const int64_t back_at = schedulerNow();
@@ -122,11 +121,13 @@ TEST_P(ScheduleRunFaults, EachRunIsRecordedOnceAndTheNextOnesFire) {
         inconsistencies(runsOf(api(), project, id), listed(api(), project, id));
     EXPECT_EQ(wrong, "") << "round " << round << " (" << modeName(mode) << " at " << kill_at.count()
                          << " ms)";
-    const std::string failing = routesAnswer(*server, owner.token, {project});
+    const std::string failing =
+        routesAnswer(*server, owner.token, {project}) + leftovers(server->dataDir());
     EXPECT_EQ(failing, "") << "round " << round;
-    if (!fired || !wrong.empty() || !failing.empty()) ++tally.inconsistent;
+    recordPoint(tally, (fired ? "" : "no new runs after the fault\n") + wrong + failing,
+                "round " + std::to_string(round) + " at " + std::to_string(kill_at.count()) +
+                    " ms of the run");
   }
-  tally.print();
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, ScheduleRunFaults, ::testing::Values(Mode::Kill, Mode::Stop),

@@ -81,8 +81,8 @@ class SecretChangeFaults : public ::testing::TestWithParam<Mode> {
 
 TEST_P(SecretChangeFaults, TheAppRunsWithTheStoredValue) {
   const Mode mode = GetParam();
-  FaultPlan plan(std::string("secret-change-") + modeName(mode));
-  Tally tally{"secret-change", mode, plan.seed()};
+  FaultPlan plan("secret-change", mode);
+  FaultTally tally("secret-change", mode);
   std::string old_value = "v0";
   for (int round = 1; round <= plan.rounds(); ++round) {
     ASSERT_EQ(appValue(), old_value) << "round " << round << ": the app before the change";
@@ -95,7 +95,6 @@ TEST_P(SecretChangeFaults, TheAppRunsWithTheStoredValue) {
     std::this_thread::sleep_for(kill_at);
     strikeBerthd(*server, mode);
     change.join();
-    ++tally.tried;
 
     const std::string now_stored = stored();
     bool consistent = now_stored == old_value || now_stored == new_value;
@@ -118,12 +117,16 @@ TEST_P(SecretChangeFaults, TheAppRunsWithTheStoredValue) {
                                 << kill_at.count() << " ms, change answered " << answered
                                 << "): the app runs with another value than the API holds";
     consistent = consistent && seen == now_stored;
-    const std::string failing = routesAnswer(*server, owner.token, {project});
+    const std::string failing =
+        routesAnswer(*server, owner.token, {project}) + leftovers(server->dataDir());
     EXPECT_EQ(failing, "") << "round " << round;
-    if (!consistent || !failing.empty()) ++tally.inconsistent;
+    const std::string point = "round " + std::to_string(round) + " at " +
+                              std::to_string(kill_at.count()) + " ms, change answered " +
+                              std::to_string(answered);
+    recordPoint(tally, (consistent ? "" : "the app's value or the stored one is wrong\n") + failing,
+                point);
     old_value = now_stored;
   }
-  tally.print();
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, SecretChangeFaults, ::testing::Values(Mode::Kill, Mode::Stop),
