@@ -75,4 +75,22 @@ TEST(AccessLine, RefusesWhatIsNotAFlatObjectOfTheRightTypes) {
   EXPECT_EQ(entry.request_id, "kept") << "a refused line leaves the entry as it was";
 }
 
+// Found by the access_line fuzz target: an "at" beyond int64_t was converted anyway, which is
+// undefined behaviour (UBSan: "outside the range of representable values of type 'long'").
+TEST(AccessLine, RefusesTimesThatAreNotFiniteOrTooLarge) {
+  berth::AccessLine entry;
+  for (const std::string& bad : {
+           std::string("{\"request_id\":\"x\",\"at\":1e300}"),
+           std::string("{\"request_id\":\"x\",\"at\":-1e19}"),
+           std::string("{\"request_id\":\"x\",\"at\":nan}"),
+           std::string("{\"request_id\":\"x\",\"at\":inf}"),
+           std::string("{\"request_id\":\"x\",\"seconds\":nan}"),
+           std::string("{\"request_id\":\"x\",\"seconds\":-inf}"),
+       }) {
+    EXPECT_FALSE(berth::parseAccessLine(bad, entry)) << bad;
+  }
+  ASSERT_TRUE(berth::parseAccessLine("{\"request_id\":\"x\",\"at\":4102444800.5}", entry));
+  EXPECT_EQ(entry.at, 4102444800);
+}
+
 }  // namespace

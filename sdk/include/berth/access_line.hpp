@@ -195,7 +195,8 @@ bool parseNumber(const std::string& text, Number& out) {
 
 }  // namespace detail
 
-/** The line's fields; false when it is not a JSON object, a member has the wrong type, or it
+/** The line's fields; false when it is not a JSON object, a member has the wrong type (a
+ *  time or duration that is not a finite number, an "at" beyond int64_t included), or it
  *  has no request id. Unknown members are ignored, missing ones keep their defaults. */
 inline bool parseAccessLine(std::string_view line, AccessLine& out) {
   AccessLine entry;
@@ -223,14 +224,20 @@ inline bool parseAccessLine(std::string_view line, AccessLine& out) {
       text(entry.remote, value, quoted);
     else if (key == "status")
       number(entry.status, value, quoted);
-    else if (key == "seconds")
+    else if (key == "seconds") {
       number(entry.seconds, value, quoted);
-    else if (key == "bytes")
+      typed = typed && std::isfinite(entry.seconds);  // from_chars reads "nan" and "inf" too
+    } else if (key == "bytes")
       number(entry.bytes_sent, value, quoted);
     else if (key == "at") {
       double at = 0;
       number(at, value, quoted);
-      entry.at = static_cast<int64_t>(std::floor(at));
+      // Converting a time past int64_t's range (or nan) is undefined behaviour; nginx's $msec
+      // is never near it, so such a line is not nginx's.
+      if (std::fabs(at) < 9.0e18)
+        entry.at = static_cast<int64_t>(std::floor(at));
+      else
+        typed = false;
     }
   });
   if (!read || !typed || entry.request_id.empty()) return false;
