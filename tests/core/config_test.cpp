@@ -262,6 +262,41 @@ TEST_F(ConfigTest, DuplicateKeyIsRefused) {
             file() + ": server.listen: duplicate key (line 3)");
 }
 
+// Found by the config fuzz target: an alias inside its own anchor made the tree a cycle, whose
+// walk overflowed the stack (berthd crashed on a 20-byte file), and an alias repeated at every
+// level doubled the tree each time (forty lines took longer than anyone would wait).
+TEST_F(ConfigTest, AliasesThatExpandWithoutBoundAreRefused) {
+  const std::string cycle =
+      " levels once its aliases are expanded (is an alias inside its own anchor?)";
+  EXPECT_EQ(refusal("projects:\n  a: &a [*a]\n"),
+            file() + ": line 2: nested deeper than 1000" + cycle);
+  EXPECT_EQ(refusal("projects: &a\n  b: *a\n"),
+            file() + ": line 1: nested deeper than 1000" + cycle);
+  EXPECT_EQ(refusal("", {{"projects.x", "&a [*a]"}}),
+            file() + ": line 1: nested deeper than 1000" + cycle);
+  std::string doubling = "projects:\n  l0: &a0 [x, x]\n";
+  for (int i = 1; i < 40; ++i) {
+    doubling += "  l" + std::to_string(i) + ": &a" + std::to_string(i) + " [*a" +
+                std::to_string(i - 1) + ", *a" + std::to_string(i - 1) + "]\n";
+  }
+  EXPECT_EQ(refusal(doubling),
+            file() +
+                ": the document holds more than 50000 values once its aliases (*name) are "
+                "expanded");
+  // Aliases within the bounds load as before, and so does a document nested 400 deep.
+  const Settings s = load("projects:\n  a: &a [x, y]\n  b: *a\n  deep: " + std::string(400, '[') +
+                          std::string(400, ']') + "\n");
+  EXPECT_EQ(s.plugin_sections.at("projects")["b"], json::array({"x", "y"}));
+}
+
+// yaml-cpp's own refusal of a deep text says only "bad file".
+TEST_F(ConfigTest, TooDeepATextIsRefusedClearly) {
+  EXPECT_EQ(refusal("projects: " + std::string(600, '[') + std::string(600, ']') + "\n"),
+            file() +
+                ": line 1, column 1211: invalid YAML: nested too deeply (lists and maps nest "
+                "at most about 500 levels deep)");
+}
+
 TEST_F(ConfigTest, WrongTypesAreRefused) {
   EXPECT_EQ(refusal("server:\n  drain_seconds: ten\n"),
             file() + ": server.drain_seconds: expected an integer, got \"ten\"");

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <memory>
 
+#include <yaml-cpp/depthguard.h>
 #include <nlohmann/json.hpp>
 
 namespace berth::core {
@@ -34,12 +35,52 @@ std::string joinPath(const std::string& parent, const std::string& child) {
   return parent.empty() ? child : parent + "." + child;
 }
 
+// Aliases make the tree a graph: an alias may repeat a large value, each level doubling the
+// last ("billion laughs"), or sit inside its own anchor (`a: &x [*x]`, a cycle). Every walk of
+// the tree (this one, the plugin sections' conversion to JSON) would then take exponential time
+// or recurse until the stack overflows, so such a document is refused, with these bounds.
+// Written configs are far below them: hundreds of values, a handful of levels. yaml-cpp itself
+// refuses a text nested deeper than about 500 levels (YAML::DeepRecursion), so only aliases
+// reach kMaxDepth.
+constexpr size_t kMaxValues = 50000;
+constexpr int kMaxDepth = 1000;
+
+struct TreeWalk {
+  const std::string& file;
+  size_t values = 0;
+  // The keys and "[i]" down to the node walked, joined only for a message: copying the dotted
+  // path at every level costs the square of its length, which a cycle of long keys makes huge.
+  std::vector<std::string> path;
+
+  std::string pathText() const {
+    std::string text;
+    for (const std::string& part : path)
+      text += text.empty() || part.front() == '[' ? part : "." + part;
+    return text;
+  }
+};
+
 // yaml-cpp keeps both entries of a repeated key and lookups see only the first, so a second
 // "listen:" further down would be ignored without a word. Refuse it instead.
-void refuseDuplicateKeys(const YAML::Node& node, const std::string& path, const std::string& file) {
+void refuseDuplicateKeys(const YAML::Node& node, TreeWalk& walk, int depth) {
+  const std::string& file = walk.file;
+  if (++walk.values > kMaxValues) {
+    throw ConfigError(file + ": the document holds more than " + std::to_string(kMaxValues) +
+                      " values once its aliases (*name) are expanded");
+  }
+  if (depth > kMaxDepth) {
+    throw ConfigError(file + ": line " + std::to_string(node.Mark().line + 1) +
+                      ": nested deeper than " + std::to_string(kMaxDepth) +
+                      " levels once its aliases are expanded (is an alias inside its own "
+                      "anchor?)");
+  }
   if (node.IsSequence()) {
-    for (size_t i = 0; i < node.size(); ++i) {
-      refuseDuplicateKeys(node[i], path + "[" + std::to_string(i) + "]", file);
+    // Iterated rather than indexed: a const node[i] merges yaml-cpp's node pools each time.
+    size_t i = 0;
+    for (const auto& item : node) {
+      walk.path.push_back("[" + std::to_string(i++) + "]");
+      refuseDuplicateKeys(item, walk, depth + 1);
+      walk.path.pop_back();
     }
     return;
   }
@@ -47,16 +88,18 @@ void refuseDuplicateKeys(const YAML::Node& node, const std::string& path, const 
   std::set<std::string> seen;
   for (const auto& entry : node) {
     if (!entry.first.IsScalar()) {
+      const std::string path = walk.pathText();
       throw ConfigError(file + ": line " + std::to_string(entry.first.Mark().line + 1) + ": " +
                         (path.empty() ? "" : path + ": ") + "keys must be plain names");
     }
     const std::string key = entry.first.Scalar();
-    const std::string child_path = joinPath(path, key);
+    walk.path.push_back(key);
     if (!seen.insert(key).second) {
-      throw ConfigError(file + ": " + child_path + ": duplicate key (line " +
+      throw ConfigError(file + ": " + walk.pathText() + ": duplicate key (line " +
                         std::to_string(entry.first.Mark().line + 1) + ")");
     }
-    refuseDuplicateKeys(entry.second, child_path, file);
+    refuseDuplicateKeys(entry.second, walk, depth + 1);
+    walk.path.pop_back();
   }
 }
 
@@ -116,6 +159,12 @@ YAML::Node readConfigDocument(const std::string& file) {
   YAML::Node root;
   try {
     root = YAML::Load(text);
+  } catch (const YAML::DeepRecursion& e) {
+    // Its own message is "bad file".
+    throw ConfigError(file + ": line " + std::to_string(e.mark.line + 1) + ", column " +
+                      std::to_string(e.mark.column + 1) +
+                      ": invalid YAML: nested too deeply (lists and maps nest at most about "
+                      "500 levels deep)");
   } catch (const YAML::ParserException& e) {
     throw ConfigError(file + ": line " + std::to_string(e.mark.line + 1) + ", column " +
                       std::to_string(e.mark.column + 1) + ": invalid YAML: " + e.msg);
@@ -127,7 +176,8 @@ YAML::Node readConfigDocument(const std::string& file) {
     throw ConfigError(file + ": expected a map of settings at the top level, got " +
                       describeYaml(root));
   }
-  refuseDuplicateKeys(root, "", file);
+  TreeWalk walk{file};
+  refuseDuplicateKeys(root, walk, 0);
   return root;
 }
 
@@ -154,7 +204,11 @@ void applyOverrides(YAML::Node& root, const std::vector<Override>& overrides,
       // reset() rebinds the handle; assignment would overwrite the node it refers to.
       section.reset(child);
     }
-    section[parts.back()] = overrideValue(item.value, keys.lists.count(item.key) > 0);
+    // A value is YAML too ("[a, b]"), with the file's bounds (an alias of its own anchor).
+    YAML::Node value = overrideValue(item.value, keys.lists.count(item.key) > 0);
+    TreeWalk walk{file, 0, {item.key}};
+    refuseDuplicateKeys(value, walk, 0);
+    section[parts.back()] = value;
   }
 }
 

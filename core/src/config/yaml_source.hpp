@@ -12,7 +12,9 @@ namespace berth::core {
 
 // Reads and parses the file; the result is always a map (an empty file is an empty map).
 // Throws ConfigError for an unreadable file, invalid YAML (with its line) and duplicate keys,
-// which yaml-cpp would otherwise accept silently.
+// which yaml-cpp would otherwise accept silently, and for a document whose aliases expand it
+// past 50000 values or 1000 levels (an alias repeated at every level, or one inside its own
+// anchor), which no walk of it could finish.
 YAML::Node readConfigDocument(const std::string& file);
 
 // What applyOverrides needs to know of the keys it sets.
