@@ -152,16 +152,22 @@ void checkOwnItems(std::string_view script, const Read& read) {
         if (read.error && &item == &read.items.back()) return;
         if (item.kind.copyFromStdin && item.skip == SkipReason::None) {
           copy = &item;
-          // The rest of the COPY's line: ';', blanks, maybe a comment, then its newline.
-          const size_t eol = script.find('\n', at);
-          berth::fuzz::check(eol != std::string_view::npos || script.size() == at || read.error,
+          // The rest of the COPY's line, as psql reads lines (to a '\n'): comments and its ';',
+          // then blanks and maybe a "--" comment running to the '\n' (a lone '\r' ends no line
+          // here, though it ends a comment for PostgreSQL's scanner), then its newline.
+          const size_t semicolon = at + skipTrivia(script.substr(at), 0).pos;
+          const size_t eol = script.find('\n', semicolon);
+          berth::fuzz::check(eol != std::string_view::npos || read.error,
+                             "a COPY without a line end after it, without an error", what);
+          if (eol == std::string_view::npos) return;  // the error is about it
+          berth::fuzz::check(script[semicolon] == ';', "a COPY not ended by ';'", what);
+          size_t pos = semicolon + 1;
+          while (pos < eol &&
+                 std::string_view(" \t\r\f\v").find(script[pos]) != std::string_view::npos)
+            ++pos;
+          berth::fuzz::check(pos == eol || script.substr(pos).starts_with("--"),
                              "COPY data on the COPY's own line", what);
-          if (eol != std::string_view::npos) {
-            checkGap(script, at, eol + 1, what);
-            at = eol + 1;
-          } else {
-            at = script.size();
-          }
+          at = eol + 1;
         }
         break;
       case ScriptItem::Type::CopyData:
@@ -291,6 +297,27 @@ void compareWithWholeText(std::string_view script, const Read& read) {
                      "splitStatements differs from pg_query_split_with_scanner", both);
 }
 
+// The file check's UTF-8 validator, fed in pieces of `chunk` bytes, finds what a check of the
+// whole text finds; a file that is not UTF-8 is refused at that offset (NUL bytes, which win,
+// aside).
+void checkUtf8(const std::string& script, size_t chunk, const Read& read) {
+  Utf8Validator validator;
+  for (size_t at = 0; at < script.size(); at += chunk)
+    validator.feed(std::string_view(script).substr(at, chunk));
+  validator.finish();
+  const std::optional<size_t> whole = firstInvalidUtf8(script);
+  const std::optional<uint64_t> pieces = validator.firstInvalid();
+  berth::fuzz::check(
+      pieces.has_value() == whole.has_value() && (!whole || *pieces == *whole),
+      "the UTF-8 validator fed in pieces differs from the whole-text check",
+      std::to_string(whole.value_or(0)) + " vs " + std::to_string(pieces.value_or(0)));
+  if (script.find('\0') != std::string::npos) return;
+  if (read.error && read.error->kind() == ScriptError::Kind::PgDumpArchive) return;  // first
+  const bool refused = read.error && read.error->kind() == ScriptError::Kind::NotUtf8;
+  berth::fuzz::check(refused == whole.has_value() && (!whole || read.error->offset() == *whole),
+                     "the reader's UTF-8 refusal is not at the first invalid byte", describe(read));
+}
+
 const std::string& scriptPath() {
   static const std::string path =
       "/tmp/berth-fuzz-sql-script-" + std::to_string(::getpid()) + ".sql";
@@ -317,6 +344,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                      "chunk " + std::to_string(chunk) + ":\n" + describe(read) +
                          "---\ndefault chunk:\n" + describe(whole));
   checkOwnItems(script, read);
+  checkUtf8(script, chunk, read);
 
   bool plain = true;  // no COPY data, no meta-command: libpg_query can tell it all
   for (const ScriptItem& item : read.items)
