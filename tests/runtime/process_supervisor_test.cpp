@@ -534,6 +534,32 @@ TEST_F(Supervisor, ProjectAppsLogsStopsIdleAndReplacesOnANewRelease) {
   EXPECT_EQ(apps.state("p1"), std::nullopt);
 }
 
+// A stop() met by a start() from another thread (a secret's restart while a request wakes the
+// app, two restarts at once) returns: it used to wait for a Stopped state that the start
+// replaced at once or never let come, holding its thread (a server thread, the idle job) for
+// good.
+TEST_F(Supervisor, StopReturnsWhenAStartComesMeanwhile) {
+  AppProcess app(spec());
+  for (int round = 0; round < 10; ++round) {
+    ASSERT_TRUE(app.startAndWait().ready) << "round " << round;
+    std::atomic<bool> stopped{false};
+    std::thread stopper([&] {
+      app.stop();
+      stopped = true;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(round % 3));  // while it stops
+    app.start([](const StartOutcome&) {});
+    EXPECT_TRUE(eventually([&] { return stopped.load(); }))
+        << "stop() still waiting in round " << round;
+    if (!stopped) {
+      app.stop();  // lets the stuck one go (the next stop completes), so the test can end
+      stopper.join();
+      return;
+    }
+    stopper.join();
+  }
+}
+
 // A new release's app started by a request that read the release before its liveChanged is
 // kept by that announcement's stopOtherThan: the request it holds gets its answer.
 TEST_F(Supervisor, ProjectAppsKeepsTheAppOfTheReleaseMadeLive) {

@@ -117,6 +117,7 @@ void AppProcess::start(Done done) {
     } else {
       waiters_.push_back(std::move(done));
       want_running_ = true;
+      ++wishes_;
       if (state_ == AppState::Stopped) state_ = AppState::Starting;
       changed_.notify_all();
       return;
@@ -142,11 +143,17 @@ StartOutcome AppProcess::startAndWait() {
 void AppProcess::stop() {
   std::unique_lock lock(mutex_);
   want_running_ = false;
+  const std::uint64_t wish = ++wishes_, stops = stops_;
   changed_.notify_all();
   lock.unlock();
   wakeSupervisor();
   lock.lock();
-  changed_.wait(lock, [&] { return state_ == AppState::Stopped || shutdown_; });
+  // Done when it stopped, or when a start() came after this stop: that start is what is
+  // wanted now, and the stop waited for may never come (waiting on would hang this thread,
+  // a request's or the idle job's, for good).
+  changed_.wait(lock, [&] {
+    return state_ == AppState::Stopped || shutdown_ || stops_ != stops || wishes_ != wish;
+  });
 }
 
 void AppProcess::setEnvironment(AppEnvironmentInput environment) {
@@ -325,6 +332,7 @@ void AppProcess::run() {
     {
       std::lock_guard lock(mutex_);
       state_ = AppState::Stopped;
+      ++stops_;
       portQuarantine().hold(port_);
       port_ = 0;
     }
@@ -340,6 +348,7 @@ void AppProcess::run() {
       if (!want_running_) {
         // A start asked for and taken back before this thread got to it.
         state_ = AppState::Stopped;
+        ++stops_;
         restarting = false;
         lock.unlock();
         changed_.notify_all();

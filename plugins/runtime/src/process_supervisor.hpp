@@ -113,6 +113,12 @@ class AppProcess {
   bool want_running_ = false;
   bool shutdown_ = false;
   AppState state_ = AppState::Stopped;
+  // stop() waits for the next stop, not for the Stopped state: a start() right after the
+  // supervisor stopped may turn Stopped into Starting before the waiter looks, and a start()
+  // before it stopped keeps it running. Counted here: stop() and start() calls (a later one
+  // replaces the stop waited for), and the supervisor's stops.
+  std::uint64_t wishes_ = 0;
+  std::uint64_t stops_ = 0;
   std::uint16_t port_ = 0;
   std::vector<Done> waiters_;
 
