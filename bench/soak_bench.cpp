@@ -199,6 +199,7 @@ int main(int argc, char** argv) {
   facts.schedule_runs = scheduleRuns(Client(after, server.baseUrl(), account.token), world,
                                      &facts.failed_schedule_runs);
   facts.connections = connectionBreakdown(cluster);
+  facts.duplicate_apps = duplicateApps(server.pid());
   const bool pass = printReport(facts, recorder, sampler.samples());
 
   // berthd's own log, kept for what the report shows (the server's folder goes with it).

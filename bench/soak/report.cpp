@@ -120,6 +120,10 @@ bool printReport(const RunFacts& facts, const Recorder& recorder,
   std::printf("\nPostgreSQL connections at the end (database / user / state: count):\n");
   for (const auto& line : facts.connections) std::printf("  %s\n", line.c_str());
 
+  std::printf("\nProjects with more than one app process at the end: %zu\n",
+              facts.duplicate_apps.size());
+  for (const auto& line : facts.duplicate_apps) std::printf("  %s\n", line.c_str());
+
   const auto surprises = recorder.surprises();
   if (!surprises.empty()) {
     std::printf("\n## Answers nobody expected (%ld; the first %zu)\n\n", recorder.surpriseCount(),

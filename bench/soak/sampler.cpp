@@ -167,6 +167,29 @@ void Sampler::run() {
   }
 }
 
+std::vector<std::string> duplicateApps(pid_t berthd) {
+  std::map<std::string, std::vector<std::string>> by_project;  // project id -> its releases
+  for (const auto& p : processes()) {
+    if (p.ppid != berthd || p.cmdline.rfind("nginx", 0) == 0) continue;
+    const auto at = p.cmdline.find("/releases/");
+    if (at == std::string::npos) continue;
+    const auto start = at + 10, slash = p.cmdline.find('/', start);
+    if (slash == std::string::npos) continue;
+    const std::string project = p.cmdline.substr(start, slash - start);
+    by_project[project].push_back(
+        p.cmdline.substr(slash + 1, p.cmdline.find(' ', slash) - slash - 1) + " (pid " +
+        std::to_string(p.pid) + ")");
+  }
+  std::vector<std::string> out;
+  for (const auto& [project, releases] : by_project) {
+    if (releases.size() < 2) continue;
+    std::string line = project + ":";
+    for (const auto& r : releases) line += " " + r;
+    out.push_back(line);
+  }
+  return out;
+}
+
 std::vector<std::string> connectionBreakdown(const std::string& cluster_url) {
   std::vector<std::string> out;
   try {

@@ -49,6 +49,10 @@ class Sampler {
   std::thread thread_;
 };
 
+// berthd's apps now, one line per project folder (releases/<project>/<release>) that has more
+// than one app process of its own: a replaced release's app left running.
+std::vector<std::string> duplicateApps(pid_t berthd);
+
 // Who holds the cluster's connections at the end (database, user, state: count), for a
 // report that shows where a growth came from.
 std::vector<std::string> connectionBreakdown(const std::string& cluster_url);
