@@ -225,3 +225,71 @@ INSTANTIATE_TEST_SUITE_P(Modes, PostgresFaults, ::testing::Values(Mode::Kill, Mo
                          [](const auto& info) { return std::string(modeName(info.param)); });
 
 }  // namespace
+
+namespace {
+
+// The embedded cluster's postmaster (<data_dir>/pg/data/postmaster.pid) and its children.
+std::vector<pid_t> embeddedProcesses(const std::string& data_dir) {
+  std::vector<pid_t> out;
+  const pid_t master = postmasterPid(embeddedPgData(data_dir));
+  if (master <= 0) return out;
+  out.push_back(master);
+  DIR* proc = ::opendir("/proc");
+  while (dirent* entry = proc ? ::readdir(proc) : nullptr) {
+    pid_t pid = static_cast<pid_t>(std::atoi(entry->d_name));
+    if (pid <= 0) continue;
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string text;
+    std::getline(stat, text);
+    auto close = text.rfind(')');
+    long parent = 0;
+    char state = 0;
+    if (close != std::string::npos &&
+        std::sscanf(text.c_str() + close + 1, " %c %ld", &state, &parent) == 2 &&
+        parent == master && state != 'Z')
+      out.push_back(pid);
+  }
+  if (proc) ::closedir(proc);
+  return out;
+}
+
+}  // namespace
+
+// With the embedded database (database.url empty) berthd runs its own cluster: when that dies
+// (its postmaster and backends killed at a random moment, as a crash) berthd starts it again
+// by itself, and what was committed is there.
+TEST(EmbeddedPostgresFaults, BerthdStartsItsClusterAgain) {
+  FaultPlan plan("embedded-postgres", Mode::Kill);
+  FaultTally tally("embedded-postgres", Mode::Kill);
+  BerthdOptions options;
+  options.plugins = {"projects"};
+  options.embedded_database = true;
+  options.extra_yaml = secretsKeyYaml() + "  creation_burst: 1000\n";
+  BerthdProcess server(options);
+  server.start();
+  Account owner = makeAccount(server, "pgembed");
+  ApiClient api = server.api(owner.token);
+  for (int round = 1; round <= plan.rounds(); ++round) {
+    const std::string label = "kept" + std::to_string(round);
+    mustCreate(api, label);
+    std::this_thread::sleep_for(plan.delay(500));
+    for (pid_t pid : embeddedProcesses(server.dataDir())) ::kill(pid, SIGKILL);
+    std::string wrong;
+    HttpResult listed;
+    if (!eventually(
+            [&] {
+              listed = api.get("/projects");
+              return listed.status == 200;
+            },
+            std::chrono::seconds(40)))
+      wrong += "berthd did not start its PostgreSQL again: GET /projects answers " +
+               std::to_string(listed.status) + " " + listed.body + "\n";
+    else if (!contains(listedNames(api), projectName(label, owner.slug)))
+      wrong += "a project made before the crash is gone\n";
+    if (!server.running()) wrong += "berthd died with its database\n";
+    wrong += routesAnswer(server, owner.token, {projectName(label, owner.slug)});
+    EXPECT_EQ(wrong, "") << "round " << round;
+    recordPoint(tally, wrong, "round " + std::to_string(round));
+  }
+  stopCleanly(server);
+}

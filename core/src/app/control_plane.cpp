@@ -16,6 +16,7 @@ ControlPlane ControlPlane::open(const Settings& settings) {
     url = cp.embedded->start();
     logLine(*getLogger("db"), spdlog::level::info, "", "",
             "embedded PostgreSQL ready on port " + std::to_string(cp.embedded->port()));
+    cp.watch = std::make_unique<EmbeddedPostgresWatch>(*cp.embedded, settings.data_dir + "/pg");
   }
   cp.pool = std::make_unique<Pool>(url, settings.database.pool_size,
                                    std::chrono::seconds(settings.database.connect_timeout_seconds));
@@ -24,6 +25,7 @@ ControlPlane ControlPlane::open(const Settings& settings) {
 }
 
 void ControlPlane::close() {
+  watch.reset();  // before the stop, which it would otherwise undo
   pool.reset();
   if (embedded) embedded->stop();
 }

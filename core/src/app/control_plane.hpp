@@ -5,12 +5,14 @@
 
 #include "config/settings.hpp"
 #include "db/embedded_postgres.hpp"
+#include "db/embedded_postgres_watch.hpp"
 #include "db/pool.hpp"
 
 namespace berth::core {
 
 struct ControlPlane {
-  std::unique_ptr<EmbeddedPostgres> embedded;  // null with an external database.url
+  std::unique_ptr<EmbeddedPostgres> embedded;    // null with an external database.url
+  std::unique_ptr<EmbeddedPostgresWatch> watch;  // restarts `embedded` when it dies
   std::unique_ptr<Pool> pool;
 
   // Starts (or joins) the embedded cluster when database.url is empty, makes the pool and

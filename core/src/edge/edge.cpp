@@ -284,6 +284,10 @@ void Edge::supervise() {
     logger->warn("nginx (pid {}) stopped unexpectedly ({}); restarting", old_pid,
                  describe(child_.exitStatus()));
     killGroup(old_pid);
+    // The bodies the dead nginx spooled would stay until berthd's next start: no nginx of ours
+    // writes there now, and every request they belonged to has lost its client (a handler
+    // still taking one over fails as for an unreadable body).
+    emptyBodyFolder(layout_);
 
     // A config or port problem makes nginx die at once: back off instead of spinning.
     quick_deaths = Clock::now() - launched_at < 10s ? quick_deaths + 1 : 0;
