@@ -148,6 +148,12 @@ void checkOwnItems(std::string_view script, const Read& read) {
               "a statement not trimmed of comments and blanks", what);
         }
         at = item.offset + item.text.size();
+        // A meta-command's text leaves out the blanks that end its line (\v too, which is not
+        // whitespace between statements).
+        if (item.skip == SkipReason::MetaCommand)
+          while (at < script.size() &&
+                 std::string_view(" \t\r\f\v").find(script[at]) != std::string_view::npos)
+            ++at;
         // A last COPY before an error: the error is about the rest of its line or its data.
         if (read.error && &item == &read.items.back()) return;
         if (item.kind.copyFromStdin && item.skip == SkipReason::None) {
