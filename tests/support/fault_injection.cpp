@@ -221,12 +221,27 @@ FaultServer::FaultServer(BerthdOptions options) : options_(std::move(options)) {
   own_data_dir_ = options_.data_dir.empty();
   data_dir_ = own_data_dir_ ? makeTempDir("berth-fault") + "/data" : options_.data_dir;
   options_.data_dir = data_dir_;
+  // A copy of the plugins, taken once: every restart of a case loads the same ones, even when
+  // the shared build tree is rebuilt meanwhile (a plugin half-written by a build fails to load).
+  if (options_.plugin_dir.empty()) {
+    plugin_copy_ = makeTempDir("berth-fault-plugins");
+    const fs::path dir = plugin_copy_;
+    for (const char* from : {BERTH_TEST_PLUGIN_DIR, BERTH_TEST_FIXTURE_PLUGIN_DIR}) {
+      std::error_code ec;
+      for (const auto& entry : fs::directory_iterator(from, ec))
+        if (entry.path().extension() == ".so")
+          fs::copy_file(entry.path(), dir / entry.path().filename(),
+                        fs::copy_options::overwrite_existing);
+    }
+    options_.plugin_dir = dir.string();
+  }
 }
 
 FaultServer::~FaultServer() {
   // Newest first: only the newest may still run.
   for (auto it = processes_.rbegin(); it != processes_.rend(); ++it) it->reset();
   if (own_data_dir_) removeTree(fs::path(data_dir_).parent_path().string());
+  if (!plugin_copy_.empty()) removeTree(plugin_copy_);
 }
 
 void FaultServer::startNew() {

@@ -88,7 +88,8 @@ milliseconds measure(const std::function<void()>& operation);
 
 // --- a berthd that outlives its crashes ------------------------------------------------------
 
-// Every start uses the same data_dir and the same control-plane database; the processes of
+// Every start uses the same data_dir, the same control-plane database and the same plugins
+// (copied from the build once, unless options.plugin_dir names a folder); the processes of
 // earlier starts are kept (their output) until the object goes.
 class FaultServer {
  public:
@@ -121,6 +122,7 @@ class FaultServer {
   BerthdOptions options_;
   std::string data_dir_, database_url_;
   bool own_data_dir_ = false;
+  std::string plugin_copy_;  // the plugins every start loads, copied once from the build
   std::set<std::string> foreign_;
   std::vector<std::unique_ptr<BerthdProcess>> processes_;
   BerthdProcess* current_ = nullptr;

@@ -5,6 +5,7 @@
 #include "access.hpp"
 #include "creation_throttle.hpp"
 #include "domain_routes.hpp"
+#include "half_made.hpp"
 #include "names.hpp"
 #include "project_settings.hpp"
 #include "project_view.hpp"
@@ -132,9 +133,9 @@ class ProjectHandlers {
             .withHeader("Retry-After", std::to_string(throttle.retry_after_seconds));
       // Listed only once its database exists (status 'ready').
       tx.exec(
-          "INSERT INTO projects.projects (id, name, label, account_id, status) "
-          "VALUES ($1, $2, $3, $4, 'creating')",
-          id, name, check.label, account.id);
+          "INSERT INTO projects.projects (id, name, label, account_id, status, made_by) "
+          "VALUES ($1, $2, $3, $4, 'creating', $5)",
+          id, name, check.label, account.id, thisBerthd(c_));
     });
 
     ListChange listed(c_.lists, account.id);
@@ -186,14 +187,21 @@ class ProjectHandlers {
     auto project = access.project(req.param("name"));
     if (!access.canManage(project))
       throw Error::forbidden("only the owner or an admin of this project's account can delete it");
-    // Other plugins remove what they keep for the project first; a refusal (object storage
-    // did not confirm) leaves the project as it was, so the request can be repeated.
-    c_.services->fire("project.deleting", projectEventPayload(project));
+    // Unlisted first, so that no crash from here on leaves a listed project with parts of it
+    // gone: a 'deleting' row is finished by the next start (half_made.hpp).
     ListChange listed(c_.lists, project.account_id);
     c_.db().exec(
-        "UPDATE projects.projects SET status = 'deleting', "
+        "UPDATE projects.projects SET status = 'deleting', made_by = $2, "
         "status_changed_at = extract(epoch FROM now())::bigint WHERE id = $1",
-        project.id);
+        project.id, thisBerthd(c_));
+    // Other plugins remove what they keep for the project; a refusal (object storage did not
+    // confirm) puts the project back, so the request can be repeated.
+    try {
+      c_.services->fire("project.deleting", projectEventPayload(project));
+    } catch (...) {
+      c_.db().exec("UPDATE projects.projects SET status = 'ready' WHERE id = $1", project.id);
+      throw;
+    }
     try {
       c_.databases->drop(project.db_name, project.db_role);
     } catch (const std::exception& e) {

@@ -7,6 +7,7 @@
 #include "context.hpp"
 #include "directory_service.hpp"
 #include "domain_routes.hpp"
+#include "half_made.hpp"
 #include "project_record.hpp"
 #include "project_routes.hpp"
 #include "secret_routes.hpp"
@@ -62,7 +63,8 @@ class ProjectsPlugin final : public berth::Plugin {
         },
         true);
     r.job(
-        "cleanup", std::chrono::minutes(5), [this](berth::JobContext&) { cleanUp(); }, true);
+        "cleanup", std::chrono::minutes(5),
+        [this](berth::JobContext&) { finishHalfMade(context_); }, true);
   }
 
   void start(berth::Services& services) override {
@@ -132,20 +134,6 @@ class ProjectsPlugin final : public berth::Plugin {
           "RETURNING 1",
           r.get<std::string>(i, 0), bytes);
       if (written.rows() > 0) context_.lists.changed(r.get<std::string>(i, 2));
-    }
-  }
-
-  // Projects left 'creating' or 'deleting' by a crash for over ten minutes: their database and
-  // role (named after the id) are dropped and the row removed, so nothing half-made remains.
-  void cleanUp() {
-    auto r = context_.db().exec(
-        "SELECT id, name FROM projects.projects WHERE status <> 'ready' "
-        "AND status_changed_at < extract(epoch FROM now())::bigint - 600");
-    for (int64_t i = 0; i < r.rows(); ++i) {
-      std::string id = r.get<std::string>(i, 0);
-      context_.databases->drop("p_" + id, "p_" + id);
-      context_.db().exec("DELETE FROM projects.projects WHERE id = $1", id);
-      context_.logger().withProject(r.get<std::string>(i, 1)).warn("removed a half-made project");
     }
   }
 

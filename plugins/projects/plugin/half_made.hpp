@@ -1,0 +1,24 @@
+// Projects a crash left half-made. A row is 'creating' from its insert until its database and
+// role exist, and 'deleting' from before the other plugins remove their parts until the row
+// goes; neither is ever listed. A berthd killed in between leaves such a row, and perhaps the
+// database, role or some plugins' parts. finishHalfMade undoes a half-created project and
+// completes a half-deleted one.
+#pragma once
+#include <string>
+
+#include "context.hpp"
+
+namespace berth::projects {
+
+// This berthd, as recorded in projects.made_by: "<host>:<data_dir>:<boot id>" (a new boot id at
+// every start).
+std::string thisBerthd(const Context& c);
+
+// Rows left by an earlier run of this berthd (same host and data_dir, another boot) are
+// finished at once; rows of any node once unchanged for ten minutes (that node may be gone).
+// A 'creating' row: its database and role dropped, the row removed. A 'deleting' row: the
+// other plugins' project.deleting hooks again (a refusal keeps the row for the next run), the
+// database and role dropped, the row removed, project.deleted fired.
+void finishHalfMade(const Context& c);
+
+}  // namespace berth::projects
