@@ -85,6 +85,14 @@ class FaultCase {
   }
   std::string host(const std::string& label) const { return projectName(label) + ".localhost"; }
 
+  // A project's id in the control plane (of the first start: every later start shares it).
+  std::string projectId(const std::string& label) const {
+    core::Pool db(server_->databaseUrl(), 1, std::chrono::seconds(10));
+    auto r = db.exec("SELECT id FROM projects.projects WHERE name = $1", {projectName(label)});
+    if (r.rows() != 1) throw std::runtime_error("no project row for " + projectName(label));
+    return r.value(0, 0);
+  }
+
   // Creates a project (fails the case's setup when refused).
   void createProject(const std::string& label) { projects_api::mustCreate(api(), label); }
 

@@ -84,7 +84,7 @@ TEST(FaultImport, KilledOrStoppedBerthdLeavesAllRowsOrNone) {
                             timeout_ms);
     };
     std::string warm_script = importScript("warm");
-    ASSERT_GT(warm_script.size(), 200u << 20);
+    ASSERT_GT(warm_script.size(), 200u * 1000 * 1000);  // 200 MB
     HttpResult warm;
     milliseconds unfaulted = measure([&] { warm = import(warm_script, 600000); });
     ASSERT_EQ(warm.status, 200) << warm.body << warm.error;
@@ -102,9 +102,7 @@ TEST(FaultImport, KilledOrStoppedBerthdLeavesAllRowsOrNone) {
       // After a stop the import may go on: the table is whole or absent at every moment, but
       // the next round's import must not queue behind this one.
       if (mode == FaultMode::Stop)
-        waitDatabaseQuiet(
-            c.server().clusterUrl(),
-            "p_" + projects_api::projectId(c.server().process(), c.projectName("imports")));
+        waitDatabaseQuiet(c.server().clusterUrl(), "p_" + c.projectId("imports"));
       checkTable(c, table, run.answer.status == 200, findings);
       checkTable(c, "warm", true, findings);
       c.finishPoint(findings, describePoint(round, run));

@@ -64,9 +64,7 @@ nlohmann::json settled(FaultCase& c, Findings& findings) {
 
 // Every file of a listed, built release is on disk with its bytes.
 void checkFolder(FaultCase& c, const std::string& id, const Release& release, Findings& findings) {
-  const std::string dir = c.server().dataDir() + "/releases/" +
-                          projects_api::projectId(c.server().process(), c.projectName("rel")) +
-                          "/" + id;
+  const std::string dir = c.server().dataDir() + "/releases/" + c.projectId("rel") + "/" + id;
   for (const auto& [path, sha] : release.sha) {
     std::string bytes = readFile(dir + "/" + path);
     if (sha256Hex(bytes) != sha)
