@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -34,6 +35,12 @@ const std::string& configFile() {
     auto dir = std::filesystem::temp_directory_path() /
                ("berth-config-fuzz-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
+    static const std::string kept_dir = dir.string();
+    // The fuzzer and the replay end with exit(); a crash leaves the folder to look at.
+    std::atexit([] {
+      std::error_code ignored;
+      std::filesystem::remove_all(kept_dir, ignored);
+    });
     return (dir / "berth.yaml").string();
   }();
   return file;
