@@ -5,7 +5,9 @@
 // domain becoming project traffic at the edge until it is deleted.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <map>
+#include <thread>
 
 #include "api_support.hpp"
 #include "dns_fixture.hpp"
@@ -345,4 +347,28 @@ TEST_F(ApiDomains, ListAndDelete) {
   r = api(a).get("/projects/none-dmlist/domains");
   EXPECT_EQ(r.status, 404);
   EXPECT_EQ(errorText(r), "no project called none-dmlist");
+}
+
+// A domain deleted while another request lists them is simply left out of that list: the list
+// is one read, so it never names a domain and then fails to find it (404 for the whole list).
+TEST_F(ApiDomains, AListReadDuringDeletesNeverFails) {
+  auto a = makeAccount(*server, "dmrace");
+  mustCreate(api(a), "web");
+  const std::string base = "/projects/web-dmrace/domains";
+  for (int i = 0; i < 20; ++i)
+    ASSERT_EQ(api(a).post(base, {{"host", "h" + std::to_string(i) + ".race.example"}}).status, 201);
+  std::atomic<bool> done{false};
+  std::thread churn([&] {
+    // Delete and add back every host, over and over, while the lists below run.
+    for (int round = 0; !done.load(); ++round) {
+      const std::string host = "h" + std::to_string(round % 20) + ".race.example";
+      api(a).del(base + "/" + host);
+      api(a).post(base, {{"host", host}});
+    }
+  });
+  std::map<int, int> statuses;
+  for (int i = 0; i < 300; ++i) ++statuses[api(a).get(base).status];
+  done = true;
+  churn.join();
+  EXPECT_EQ(statuses, (std::map<int, int>{{200, 300}}));
 }

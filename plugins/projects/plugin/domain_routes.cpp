@@ -53,13 +53,14 @@ class DomainHandlers {
   void list(const Request& req, Responder& resp) const {
     Access access(c_, req);
     auto project = access.project(req.param("name"));
+    // One query: a domain removed while the list is read is simply not in it (a second query
+    // per host would find it gone and fail the whole list).
     auto r = c_.db().exec(
-        "SELECT host FROM projects.domains WHERE project_id = $1 AND (verified OR created_at >= "
-        "$2) ORDER BY host",
+        "SELECT host, token, verified, created_at, verified_at FROM projects.domains "
+        "WHERE project_id = $1 AND (verified OR created_at >= $2) ORDER BY host",
         project.id, claimCutoff());
     nlohmann::json domains = nlohmann::json::array();
-    for (int64_t i = 0; i < r.rows(); ++i)
-      domains.push_back(view(project, r.get<std::string>(i, 0)));
+    for (int64_t i = 0; i < r.rows(); ++i) domains.push_back(viewOfRow(project, r, i));
     resp.json(200, {{"domains", domains}});
   }
 
@@ -168,21 +169,27 @@ class DomainHandlers {
 
   nlohmann::json view(const ProjectRecord& project, const std::string& host) const {
     auto r = c_.db().exec(
-        "SELECT token, verified, created_at, verified_at FROM projects.domains "
+        "SELECT host, token, verified, created_at, verified_at FROM projects.domains "
         "WHERE host = $1 AND project_id = $2",
         host, project.id);
     if (r.rows() == 0) throw Error::notFound("no domain called " + host);
+    return viewOfRow(project, r, 0);
+  }
+
+  // Row i of (host, token, verified, created_at, verified_at).
+  nlohmann::json viewOfRow(const ProjectRecord& project, const berth::DbResult& r,
+                           int64_t i) const {
+    const auto host = r.get<std::string>(i, 0);
+    const auto verified_at = r.get<std::optional<int64_t>>(i, 4);
     return {{"host", host},
-            {"verified", r.get<bool>(0, 1)},
+            {"verified", r.get<bool>(i, 2)},
             {"records",
              {{{"type", "TXT"},
                {"name", "_berth." + host},
-               {"value", "berth-verify=" + r.get<std::string>(0, 0)}},
+               {"value", "berth-verify=" + r.get<std::string>(i, 1)}},
               {{"type", "CNAME"}, {"name", host}, {"value", c_.hostOf(project.name)}}}},
-            {"created_at", r.get<int64_t>(0, 2)},
-            {"verified_at", r.get<std::optional<int64_t>>(0, 3)
-                                ? nlohmann::json(*r.get<std::optional<int64_t>>(0, 3))
-                                : nlohmann::json()}};
+            {"created_at", r.get<int64_t>(i, 3)},
+            {"verified_at", verified_at ? nlohmann::json(*verified_at) : nlohmann::json()}};
   }
 
   const Context& c_;
