@@ -15,6 +15,10 @@ using berth::Error;
 using berth::Request;
 using berth::Responder;
 
+// How often a request waiting for an app follows it to its replacement (a restart, a new
+// release); more in one wait means something keeps replacing it.
+constexpr int kStartRetries = 3;
+
 // Pushes the whole rule set to the edge (the core reloads nginx). A rule the core would refuse
 // is left out and logged, so one odd custom host cannot take the others' cache away.
 void publishRules(const Context& context, const std::vector<CacheRule>& rules) {
@@ -154,6 +158,12 @@ void Gateway::serveStatic(const Project& project, const ReleaseRecord& release,
 
 void Gateway::serveApp(const Project& project, const ReleaseRecord& release, const Request& request,
                        Responder& responder) {
+  startApp(project, release, berth::Exchange::make(request, responder), kStartRetries);
+}
+
+void Gateway::startApp(const Project& project, const ReleaseRecord& release,
+                       std::shared_ptr<berth::Exchange> exchange, int retries_left) {
+  const Request& request = exchange->request;
   std::shared_ptr<const AppSpec> spec = specFor(project, release);
   const bool cacheable = EdgeCache::cacheableRequest(project, request);
   const bool direct = directApp(release);
@@ -164,17 +174,26 @@ void Gateway::serveApp(const Project& project, const ReleaseRecord& release, con
   } else if (cacheable) {
     cache_.served(project, request.host(), release.id);
   }
-  auto exchange = berth::Exchange::make(request, responder);
   // Kept apart from the request: it is unusable once answered.
   auto logger = context_.logger().withProject(project.name);
   std::string request_id = request.id();
   const std::uint32_t ttl = project.cache_ttl;
-  std::string project_id = project.id, release_id = release.id;
+  std::string release_id = release.id;
   context_.apps->start(
       project.id, *spec,
-      [this, exchange, logger, request_id, cacheable, ttl, direct, project_id, release_id,
-       hosts = std::move(hosts)](const StartOutcome& outcome) {
+      [this, exchange, logger, request_id, cacheable, ttl, direct, project, release_id,
+       retries_left, hosts = std::move(hosts)](const StartOutcome& outcome) {
+        const std::string& project_id = project.id;
         try {
+          if (!outcome.ready && outcome.superseded && retries_left > 0) {
+            // Stopped for a restart or a new release while this request waited: whatever
+            // is live now serves it (a start of its own, within its own start timeout).
+            std::shared_ptr<const ReleaseRecord> live = routing_.live(project_id);
+            if (live && live->kind == StartKind::Process) {
+              startApp(project, *live, exchange, retries_left - 1);
+              return;
+            }
+          }
           // A slow start must not eat into the idle time: the request counts from now too.
           if (outcome.ready) idle_.touch(project_id);
           if (outcome.ready && direct) {

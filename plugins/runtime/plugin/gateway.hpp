@@ -59,6 +59,11 @@ class Gateway {
                    const berth::Request& request, berth::Responder& responder);
   void serveApp(const Project& project, const ReleaseRecord& release, const berth::Request& request,
                 berth::Responder& responder);
+  // Asks for the release's app and proxies the exchange to it. A start ended by a restart
+  // (a secret change) or by another release going live is asked again, of what is live now,
+  // up to `retries_left` times: the request is served by the replacement, not failed.
+  void startApp(const Project& project, const ReleaseRecord& release,
+                std::shared_ptr<berth::Exchange> exchange, int retries_left);
   // The app spec of the project's live release, built once (it asks the directory for the
   // database and secrets) and kept until the release or a secret changes.
   std::shared_ptr<const AppSpec> specFor(const Project& project, const ReleaseRecord& release);

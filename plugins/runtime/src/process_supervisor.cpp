@@ -7,7 +7,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include "child_process.hpp"
 #include "readiness.hpp"
@@ -20,6 +23,27 @@ using std::chrono::milliseconds;
 
 constexpr std::size_t kLinesInOutcome = 20;
 constexpr milliseconds kProbeInterval{10};
+// How long after its port was given out a request may still be on its way to the app.
+constexpr milliseconds kHandOff{300};
+
+// Established TCP connections to the loopback port (both families), from /proc/net.
+int openConnections(std::uint16_t port) {
+  int count = 0;
+  for (const char* table : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+    std::ifstream in(table);
+    std::string line;
+    std::getline(in, line);  // the heading
+    while (std::getline(in, line)) {
+      std::istringstream fields(line);
+      std::string slot, local, remote, state;
+      if (!(fields >> slot >> local >> remote >> state)) continue;
+      const auto colon = local.rfind(':');
+      if (colon == std::string::npos || state != "01") continue;  // 01: ESTABLISHED
+      if (std::stoul(local.substr(colon + 1), nullptr, 16) == port) ++count;
+    }
+  }
+  return count;
+}
 
 milliseconds until(Clock::time_point deadline) {
   return std::max(milliseconds(0),
@@ -102,7 +126,7 @@ AppState AppProcess::state() const {
 
 std::uint16_t AppProcess::port() const {
   std::lock_guard lock(mutex_);
-  return state_ == AppState::Running ? port_ : 0;
+  return state_ == AppState::Running && !draining_ ? port_ : 0;
 }
 
 void AppProcess::start(Done done) {
@@ -111,9 +135,11 @@ void AppProcess::start(Done done) {
     std::lock_guard lock(mutex_);
     if (shutdown_) {
       now.error = "the server is shutting down";
-    } else if (state_ == AppState::Running && want_running_) {
+      now.superseded = retired_;
+    } else if (state_ == AppState::Running && want_running_ && !draining_) {
       now.ready = true;
       now.port = port_;
+      handed_out_ = Clock::now();
     } else {
       waiters_.push_back(std::move(done));
       want_running_ = true;
@@ -168,11 +194,17 @@ void AppProcess::setEnvironment(AppEnvironmentInput environment) {
   start([](const StartOutcome&) {});
 }
 
+void AppProcess::retire() {
+  std::lock_guard lock(mutex_);
+  retired_ = true;
+}
+
 void AppProcess::finishWaiters(const StartOutcome& outcome) {
   std::vector<Done> waiters;
   {
     std::lock_guard lock(mutex_);
     waiters.swap(waiters_);
+    if (outcome.ready) handed_out_ = Clock::now();
   }
   for (auto& done : waiters) done(outcome);
 }
@@ -194,6 +226,24 @@ bool AppProcess::waitForStopOrFor(milliseconds delay) {
       ssize_t ignored = ::read(wake_fd_, &count, sizeof count);
       (void)ignored;
     }
+  }
+}
+
+void AppProcess::drain(std::uint16_t port) {
+  Clock::time_point handed_out;
+  {
+    std::lock_guard lock(mutex_);
+    if (shutdown_ && !retired_) return;  // berthd stopping: its requests end with it anyway
+    handed_out = handed_out_;
+    draining_ = true;
+  }
+  // A port given out a moment ago may not have its connection yet; after that, a connection
+  // still open is a request being answered (the edge's proxying to apps closes each one, and
+  // its idle keep-alive ones to direct apps close within seconds).
+  const auto deadline = Clock::now() + spec_.drain_timeout;
+  while (Clock::now() < deadline &&
+         (Clock::now() - handed_out < kHandOff || openConnections(port) > 0)) {
+    std::this_thread::sleep_for(kProbeInterval * 2);
   }
 }
 
@@ -332,6 +382,7 @@ void AppProcess::run() {
     {
       std::lock_guard lock(mutex_);
       state_ = AppState::Stopped;
+      draining_ = false;
       ++stops_;
       portQuarantine().hold(port_);
       port_ = 0;
@@ -352,18 +403,20 @@ void AppProcess::run() {
         restarting = false;
         lock.unlock();
         changed_.notify_all();
-        finishWaiters({false, 0, "the app was stopped before it was ready", {}});
+        finishWaiters({false, 0, "the app was stopped before it was ready", {}, true});
         continue;
       }
       if (!restarting) state_ = AppState::Starting;
     }
     const auto started_at = Clock::now();
-    const StartOutcome outcome = launch();
+    StartOutcome outcome = launch();
     if (!outcome.ready) {
       bool stop_asked;
       {
         std::lock_guard lock(mutex_);
         stop_asked = !want_running_ || shutdown_;
+        // A stop() (a restart, an idle stop) or a retirement, not berthd stopping.
+        outcome.superseded = stop_asked && (!shutdown_ || retired_);
       }
       if (restarting && !stop_asked) {
         // A crash loop keeps backing off; callers waiting meanwhile keep waiting.
@@ -410,6 +463,7 @@ void AppProcess::run() {
     }
     if (pidfd >= 0) ::close(pidfd);
     if (stop_asked) {
+      drain(port_);
       const ChildExit exit = stopChild(pid_, spec_.stop_grace);
       pid_ = -1;
       reader_stop_ = true;
@@ -441,7 +495,12 @@ void AppProcess::run() {
     }
     restarting = true;
   }
-  finishWaiters({false, 0, "the server is shutting down", {}});
+  bool retired;
+  {
+    std::lock_guard lock(mutex_);
+    retired = retired_;
+  }
+  finishWaiters({false, 0, "the server is shutting down", {}, retired});
   setStopped();
 }
 

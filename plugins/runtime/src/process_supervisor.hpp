@@ -53,6 +53,9 @@ struct AppSpec {
   std::optional<std::string> readiness_path;
   std::chrono::milliseconds start_timeout{30000};
   std::chrono::milliseconds stop_grace{5000};
+  // Before a running app is signalled: requests already handed to it (its port given out, a
+  // connection to it open) get this long to finish.
+  std::chrono::milliseconds drain_timeout{5000};
   RestartPolicy restart;
   std::size_t ring_lines = 200;
 };
@@ -62,6 +65,9 @@ struct StartOutcome {
   std::uint16_t port = 0;
   std::string error;                    // why it did not start (for the 503)
   std::vector<std::string> last_lines;  // the app's last output lines when it did not
+  // Not ready because it was stopped (a restart, or retire() and destruction) rather than
+  // because it failed: the caller may ask what is live now instead of failing the request.
+  bool superseded = false;
 };
 
 enum class AppState { Stopped, Starting, Running, Restarting };
@@ -87,6 +93,10 @@ class AppProcess {
   // A secret changed: the new environment is used from the next start, and an app that is
   // running (or starting) is restarted now. Returns once the new start has been asked for.
   void setEnvironment(AppEnvironmentInput environment);
+  // It is being replaced (another release, a deletion): callers still waiting for its start
+  // when it goes hear superseded, and its requests in flight are drained first. Without it
+  // the destructor (berthd stopping) stops at once.
+  void retire();
 
   AppState state() const;
   std::uint16_t port() const;             // 0 unless running
@@ -98,6 +108,7 @@ class AppProcess {
   void run();
   StartOutcome launch();
   bool waitForStopOrFor(std::chrono::milliseconds delay);  // true when a stop came
+  void drain(std::uint16_t port);
   void finishWaiters(const StartOutcome& outcome);
   void readOutput(int fd);
   void event(const std::string& message);
@@ -112,6 +123,10 @@ class AppProcess {
   std::condition_variable changed_;
   bool want_running_ = false;
   bool shutdown_ = false;
+  bool retired_ = false;
+  bool draining_ = false;  // stopping: running still, but its port is given out no more
+  // When its port was last given out: nginx connects a moment later.
+  std::chrono::steady_clock::time_point handed_out_{};
   AppState state_ = AppState::Stopped;
   // stop() waits for the next stop, not for the Stopped state: a start() right after the
   // supervisor stopped may turn Stopped into Starting before the waiter looks, and a start()

@@ -33,6 +33,7 @@ void ProjectApps::start(const std::string& project_id, const AppSpec& spec, AppP
     auto& entry = apps_[project_id];
     if (!entry.app || entry.argv != spec.argv || entry.release_dir != spec.release_dir) {
       replaced = std::move(entry.app);
+      if (replaced) replaced->retire();
       entry.argv = spec.argv;
       entry.release_dir = spec.release_dir;
       entry.app = make(project_id, spec);
@@ -52,6 +53,7 @@ void ProjectApps::stop(const std::string& project_id) {
     app = std::move(it->second.app);
     apps_.erase(it);
   }
+  if (app) app->retire();
   app.reset();
 }
 
@@ -64,6 +66,7 @@ void ProjectApps::stopOtherThan(const std::string& project_id, const std::string
     app = std::move(it->second.app);
     apps_.erase(it);
   }
+  if (app) app->retire();
   app.reset();
 }
 
