@@ -2,6 +2,9 @@
 
 #include <unistd.h>
 
+#include <mutex>
+#include <set>
+
 #include "project_record.hpp"
 #include "project_settings.hpp"
 #include "random_text.hpp"
@@ -16,7 +19,31 @@ std::string thisNode(const Context& c) {
   return std::string(host) + ":" + c.services->coreSetting("data_dir").value_or("") + ":";
 }
 
+std::mutex under_way_mutex;
+std::set<std::string> under_way;
+
 }  // namespace
+
+CreationUnderWay::CreationUnderWay(std::string id) : id_(std::move(id)) {
+  std::lock_guard lock(under_way_mutex);
+  under_way.insert(id_);
+}
+
+CreationUnderWay::~CreationUnderWay() {
+  std::lock_guard lock(under_way_mutex);
+  under_way.erase(id_);
+}
+
+bool abandonedHere(const Context& c, const std::string& id, const std::string& made_by) {
+  if (made_by != thisBerthd(c)) return false;
+  std::lock_guard lock(under_way_mutex);
+  return under_way.count(id) == 0;
+}
+
+void undoHalfCreated(const Context& c, const std::string& id) {
+  c.databases->drop("p_" + id, "p_" + id);
+  c.db().exec("DELETE FROM projects.projects WHERE id = $1", id);
+}
 
 std::string thisBerthd(const Context& c) {
   static const std::string boot = randomHexKey(8);
@@ -35,8 +62,7 @@ void finishHalfMade(const Context& c) {
     try {
       ListChange listed(c.lists, p.account_id);
       if (p.status == "deleting") c.services->fire("project.deleting", projectEventPayload(p));
-      c.databases->drop("p_" + p.id, "p_" + p.id);
-      c.db().exec("DELETE FROM projects.projects WHERE id = $1", p.id);
+      undoHalfCreated(c, p.id);
       if (p.status == "deleting") {
         fireQuietly(c, "project.deleted", p);
         log.warn("finished deleting a project an earlier berthd left half-deleted");

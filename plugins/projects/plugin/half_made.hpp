@@ -21,4 +21,25 @@ std::string thisBerthd(const Context& c);
 // database and role dropped, the row removed, project.deleted fired.
 void finishHalfMade(const Context& c);
 
+// A creation this berthd has under way, for as long as the object lives. A 'creating' row made
+// by this berthd that is not under way was abandoned: its request failed while the control
+// plane was unreachable (PostgreSQL down), so even its undo could not run.
+class CreationUnderWay {
+ public:
+  explicit CreationUnderWay(std::string id);
+  ~CreationUnderWay();
+  CreationUnderWay(const CreationUnderWay&) = delete;
+  CreationUnderWay& operator=(const CreationUnderWay&) = delete;
+
+ private:
+  std::string id_;
+};
+
+// Whether the 'creating' row `id`, made by `made_by`, is one this berthd abandoned (then a new
+// creation of its name may undo it at once instead of waiting for the cleanup job).
+bool abandonedHere(const Context& c, const std::string& id, const std::string& made_by);
+
+// Undoes a half-created project: its database and role dropped, its row removed.
+void undoHalfCreated(const Context& c, const std::string& id);
+
 }  // namespace berth::projects

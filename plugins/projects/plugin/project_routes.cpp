@@ -101,12 +101,23 @@ class ProjectHandlers {
     if (!check.ok) throw Error::badRequest(check.problem);
     const std::string name = check.label + "-" + account.slug;
     const std::string id = newProjectId();
+    CreationUnderWay under_way(id);
 
     // The name check, the plan limit and the insert happen under one lock per account, so
     // two requests at once cannot both take the last project of a plan, or the same name.
     c_.db().transaction([&](berth::Transaction& tx) {
       tx.exec("SELECT pg_advisory_xact_lock(hashtext('projects:create:' || $1))", account.id);
-      if (tx.exec("SELECT 1 FROM projects.projects WHERE name = $1", name).rows() > 0) {
+      auto same_name =
+          tx.exec("SELECT id, status, made_by FROM projects.projects WHERE name = $1", name);
+      // An earlier creation of this name that this berthd abandoned is undone first (its undo
+      // could not run then), so the name is free again at once.
+      if (same_name.rows() > 0 && same_name.get<std::string>(0, 1) == "creating" &&
+          abandonedHere(c_, same_name.get<std::string>(0, 0), same_name.get<std::string>(0, 2))) {
+        c_.logger().withProject(name).warn("removed an earlier creation of it that had failed");
+        undoHalfCreated(c_, same_name.get<std::string>(0, 0));
+        same_name = tx.exec("SELECT id FROM projects.projects WHERE name = $1", name);
+      }
+      if (same_name.rows() > 0) {
         auto taken = labelsOf(c_.db(), account.id);
         taken.insert(check.label);
         throw Error::conflict("you already have a project called " + check.label,
