@@ -108,6 +108,10 @@ Gateway::Gateway(Context& context)
       edge_files_(context) {}
 
 void Gateway::handle(const Request& request, Responder& responder) {
+  dispatch(request, responder, kStartRetries);
+}
+
+void Gateway::dispatch(const Request& request, Responder& responder, int retries_left) {
   Project project = routing_.byHost(request.host());
   idle_.touch(project.id);
   // What the access log cannot tell: the method of a request nginx passed on through an
@@ -123,7 +127,7 @@ void Gateway::handle(const Request& request, Responder& responder) {
     case StartKind::Static:
       return serveStatic(project, *release, request, responder);
     case StartKind::Process:
-      return serveApp(project, *release, request, responder);
+      return serveApp(project, *release, request, responder, retries_left);
     case StartKind::Php: {
       std::optional<std::uint32_t> cache_ttl;
       if (EdgeCache::cacheableRequest(project, request)) {
@@ -132,7 +136,16 @@ void Gateway::handle(const Request& request, Responder& responder) {
       }
       return answerPhp(
           context_, project, *release, [&] { return specFor(project, *release); }, request,
-          responder, cache_ttl);
+          responder, cache_ttl,
+          [this, retries_left](std::shared_ptr<berth::Exchange> exchange) {
+            if (retries_left <= 0) return false;
+            try {
+              dispatch(exchange->request, exchange->responder, retries_left - 1);
+            } catch (const Error& e) {  // what handle()'s caller would have answered
+              exchange->responder.error(e.status(), e.what());
+            }
+            return true;
+          });
     }
   }
 }
@@ -157,8 +170,8 @@ void Gateway::serveStatic(const Project& project, const ReleaseRecord& release,
 }
 
 void Gateway::serveApp(const Project& project, const ReleaseRecord& release, const Request& request,
-                       Responder& responder) {
-  startApp(project, release, berth::Exchange::make(request, responder), kStartRetries);
+                       Responder& responder, int retries_left) {
+  startApp(project, release, berth::Exchange::make(request, responder), retries_left);
 }
 
 void Gateway::startApp(const Project& project, const ReleaseRecord& release,

@@ -55,10 +55,13 @@ class Gateway {
   void idleRound();
 
  private:
+  // handle(), for a request that may be served again `retries_left` times when the app it
+  // waits for is replaced (startApp).
+  void dispatch(const berth::Request& request, berth::Responder& responder, int retries_left);
   void serveStatic(const Project& project, const ReleaseRecord& release,
                    const berth::Request& request, berth::Responder& responder);
   void serveApp(const Project& project, const ReleaseRecord& release, const berth::Request& request,
-                berth::Responder& responder);
+                berth::Responder& responder, int retries_left);
   // Asks for the release's app and proxies the exchange to it. A start ended by a restart
   // (a secret change) or by another release going live is asked again, of what is live now,
   // up to `retries_left` times: the request is served by the replacement, not failed.

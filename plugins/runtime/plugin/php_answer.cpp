@@ -6,7 +6,8 @@ namespace berth::runtime {
 
 void answerPhp(Context& context, const Project& project, const ReleaseRecord& release,
                const PhpSpecSource& spec, const berth::Request& request,
-               berth::Responder& responder, std::optional<std::uint32_t> cache_ttl) {
+               berth::Responder& responder, std::optional<std::uint32_t> cache_ttl,
+               PhpRetry retry) {
   const std::string release_dir = context.releaseDir(project.id, release.id);
   PhpRoute route = phpRouteFor(release_dir, request.rawPath());
   switch (route.kind) {
@@ -27,9 +28,10 @@ void answerPhp(Context& context, const Project& project, const ReleaseRecord& re
   std::string request_id = request.id();
   context.apps->start(
       project.id, *app,
-      [exchange, logger, request_id, release_dir, cache_ttl,
+      [exchange, logger, request_id, release_dir, cache_ttl, retry = std::move(retry),
        script = std::move(route.script_name)](const StartOutcome& outcome) {
         try {
+          if (!outcome.ready && outcome.superseded && retry && retry(exchange)) return;
           if (outcome.ready && cache_ttl) {
             exchange->responder.fastcgiCached(outcome.port, release_dir, script, *cache_ttl);
             return;

@@ -20,9 +20,15 @@ namespace berth::runtime {
 // no process, so no directory call either).
 using PhpSpecSource = std::function<std::shared_ptr<const AppSpec>()>;
 
+// Given a request whose php-cgi start was ended by a restart or another live release
+// (StartOutcome::superseded): serves it again from what is live now and says true, or says
+// false (then the 503 is answered).
+using PhpRetry = std::function<bool(std::shared_ptr<berth::Exchange>)>;
+
 // cache_ttl: the script's answer may be kept by the edge cache (the host has a rule).
 void answerPhp(Context& context, const Project& project, const ReleaseRecord& release,
                const PhpSpecSource& spec, const berth::Request& request,
-               berth::Responder& responder, std::optional<std::uint32_t> cache_ttl);
+               berth::Responder& responder, std::optional<std::uint32_t> cache_ttl,
+               PhpRetry retry = {});
 
 }  // namespace berth::runtime
