@@ -25,6 +25,7 @@
 #include "support/berthd_process.hpp"
 #include "support/fault_injection.hpp"
 #include "support/http_client.hpp"
+#include "support/release_upload.hpp"
 #include "util/process.hpp"
 
 namespace berth::testing::faults {
@@ -102,25 +103,6 @@ inline std::string nodeRelease(const std::string& server_js) {
   removeTree(dir);
   std::filesystem::remove(archive);
   return body;
-}
-
-// Uploads a release and waits until it is live; returns its id.
-inline std::string deployLive(const ApiClient& api, const std::string& project,
-                              const std::string& archive) {
-  auto r = api.raw("POST", "/projects/" + project + "/deploys", archive,
-                   {"Content-Type: application/gzip"});
-  if (r.status != 202) throw std::runtime_error("upload: " + std::to_string(r.status) + r.body);
-  const std::string id = r.json().at("id").get<std::string>();
-  nlohmann::json release;
-  projects_api::eventually(
-      [&] {
-        release = api.get("/projects/" + project + "/deploys/" + id).json();
-        return release.value("status", "") != "building";
-      },
-      std::chrono::seconds(90));
-  if (release.value("status", "") != "live")
-    throw std::runtime_error("the release is not live: " + release.dump());
-  return id;
 }
 
 inline HttpResult onHost(const BerthdProcess& server, const std::string& project,

@@ -11,6 +11,7 @@
 
 #include "../projects/api_support.hpp"
 #include "host_requests.hpp"
+#include "support/release_upload.hpp"
 #include "tar_builder.hpp"
 
 using namespace berth::testing;
@@ -75,22 +76,7 @@ class ApiAppReplacement : public ::testing::Test {
   }
 
   static std::string deploy(const std::string& name, const std::string& archive) {
-    auto r = api().raw("POST", "/projects/" + name + "/deploys", archive,
-                       {"Content-Type: application/gzip"});
-    if (r.status != 202)
-      throw std::runtime_error("upload: " + std::to_string(r.status) + " " + r.body);
-    std::string id = r.json().at("id").get<std::string>();
-    std::string status;
-    json release;
-    eventually(
-        [&] {
-          release = api().get("/projects/" + name + "/deploys/" + id).json();
-          status = release.value("status", "");
-          return status != "building";
-        },
-        std::chrono::seconds(60));
-    if (status != "live") throw std::runtime_error("release not live: " + release.dump());
-    return id;
+    return deployLive(api(), name, archive, std::chrono::seconds(60));
   }
 
   static void setSecret(const std::string& name, const std::string& value) {

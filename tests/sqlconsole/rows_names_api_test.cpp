@@ -67,8 +67,7 @@ TEST_F(RowsNamesApi, AFilterOnAColumnWithASpaceWorksWrittenWithPercent20OrPlus) 
 TEST_F(RowsNamesApi, OrderAndSelectTakeTheNameToo) {
   auto r = rows("order=Full+Name.desc,id.desc&select=id,Full+Name");
   ASSERT_EQ(r.status, 200) << r.body;
-  EXPECT_EQ(r.json()["rows"],
-            json::parse(R"([{"id":3,"Full Name":"Cy"},{"id":2,"Full Name":"Bob"},
+  EXPECT_EQ(r.json()["rows"], json::parse(R"([{"id":3,"Full Name":"Cy"},{"id":2,"Full Name":"Bob"},
                             {"id":4,"Full Name":"Ada"},{"id":1,"Full Name":"Ada"}])"));
   r = rows("order=%22Full%20Name%22,id&select=id,name:%22Full%20Name%22,nic-hdl&limit=2");
   ASSERT_EQ(r.status, 200) << r.body;
@@ -127,9 +126,9 @@ TEST_F(RowsNamesApi, ANameWithASpaceThatIsNoColumnIsRefusedAsBefore) {
 }
 
 TEST_F(RowsNamesApi, TheDataApiReadsThemAsPostgrestDoes) {
-  auto settings = api(*owner).raw("PUT",
-                                  "/projects/" + std::string(kProject) + "/data-api/tables/people",
-                                  json({{"read", true}}).dump(), {"Content-Type: application/json"});
+  auto settings =
+      api(*owner).raw("PUT", "/projects/" + std::string(kProject) + "/data-api/tables/people",
+                      json({{"read", true}}).dump(), {"Content-Type: application/json"});
   ASSERT_EQ(settings.status, 200) << settings.body;
   auto key = api(*owner).get("/projects/" + std::string(kProject) + "/data-api");
   ASSERT_EQ(key.status, 200) << key.body;
