@@ -10,7 +10,7 @@
 // all of its rows or none. Every route answers after each round.
 #include <gtest/gtest.h>
 
-#include <dirent.h>
+#include <filesystem>
 
 #include <atomic>
 #include <functional>
@@ -31,30 +31,34 @@ namespace {
 
 constexpr int kImportRows = 20000;
 
-// The postmaster of the shared cluster and its children.
-std::vector<pid_t> postgresProcesses() {
+// `master` (when it runs) and its live children: a postmaster and its backends.
+std::vector<pid_t> withChildren(pid_t master) {
   std::vector<pid_t> out;
-  std::ifstream pid_file(sharedCluster().dir() + "/data/postmaster.pid");
-  pid_t master = 0;
-  if (!(pid_file >> master)) return out;
+  if (master <= 0) return out;
   out.push_back(master);
-  DIR* proc = ::opendir("/proc");
-  while (dirent* entry = proc ? ::readdir(proc) : nullptr) {
-    pid_t pid = static_cast<pid_t>(std::atoi(entry->d_name));
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const pid_t pid = static_cast<pid_t>(std::atoi(entry.path().filename().c_str()));
     if (pid <= 0) continue;
-    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::ifstream stat(entry.path() / "stat");
     std::string text;
     std::getline(stat, text);
-    auto close = text.rfind(')');
-    if (close == std::string::npos) continue;
+    const auto close = text.rfind(')');
     char state = 0;
     long parent = 0;
-    if (std::sscanf(text.c_str() + close + 1, " %c %ld", &state, &parent) == 2 &&
+    if (close != std::string::npos &&
+        std::sscanf(text.c_str() + close + 1, " %c %ld", &state, &parent) == 2 &&
         parent == master && state != 'Z')
       out.push_back(pid);
   }
-  if (proc) ::closedir(proc);
   return out;
+}
+
+// The postmaster of the shared cluster and its children.
+std::vector<pid_t> postgresProcesses() {
+  std::ifstream pid_file(sharedCluster().dir() + "/data/postmaster.pid");
+  pid_t master = 0;
+  if (!(pid_file >> master)) return {};
+  return withChildren(master);
 }
 
 std::string importScript(int round) {
@@ -230,27 +234,7 @@ namespace {
 
 // The embedded cluster's postmaster (<data_dir>/pg/data/postmaster.pid) and its children.
 std::vector<pid_t> embeddedProcesses(const std::string& data_dir) {
-  std::vector<pid_t> out;
-  const pid_t master = postmasterPid(embeddedPgData(data_dir));
-  if (master <= 0) return out;
-  out.push_back(master);
-  DIR* proc = ::opendir("/proc");
-  while (dirent* entry = proc ? ::readdir(proc) : nullptr) {
-    pid_t pid = static_cast<pid_t>(std::atoi(entry->d_name));
-    if (pid <= 0) continue;
-    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-    std::string text;
-    std::getline(stat, text);
-    auto close = text.rfind(')');
-    long parent = 0;
-    char state = 0;
-    if (close != std::string::npos &&
-        std::sscanf(text.c_str() + close + 1, " %c %ld", &state, &parent) == 2 &&
-        parent == master && state != 'Z')
-      out.push_back(pid);
-  }
-  if (proc) ::closedir(proc);
-  return out;
+  return withChildren(postmasterPid(embeddedPgData(data_dir)));
 }
 
 }  // namespace
