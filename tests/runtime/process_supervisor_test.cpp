@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <fstream>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
@@ -454,6 +455,40 @@ TEST_F(Supervisor, StopRightAfterStartAnswersTheWaiterAndReturns) {
     EXPECT_EQ(app.state(), AppState::Stopped);
     ASSERT_TRUE(eventually([&] { return called == 1; }));
   }
+}
+
+// A restart (a secret change: stop, then start) that lands while the app is still starting,
+// with a request arriving in between: the stop is asked and taken back before the supervisor
+// has finished stopping the half-started process. Everyone waiting wants the app, so they
+// wait for the next start rather than getting a 503.
+TEST_F(Supervisor, AStartAfterAStopOfAStartingAppIsServedByTheNextStart) {
+  auto s = spec();
+  s.readiness_path = "/ready";                     // ready 300 ms after it starts
+  s.environment.secrets = {{"IGNORE_TERM", "1"}};  // its stop takes the whole grace period
+  s.stop_grace = 400ms;
+  AppProcess app(s, {}, recordEvents());
+  std::mutex m;
+  std::vector<StartOutcome> outcomes;
+  const auto record = [&](const StartOutcome& outcome) {
+    std::lock_guard lock(m);
+    outcomes.push_back(outcome);
+  };
+  app.start(record);            // waits from before the stop
+  ASSERT_TRUE(eventually([&] {  // listening (so ignoring TERM), not yet ready
+    auto lines = app.lastLines(5);
+    return !lines.empty() && lines.back().starts_with("listening on");
+  }));
+  std::thread stopper([&] { app.stop(); });
+  std::this_thread::sleep_for(150ms);  // the supervisor is stopping the child (TERM ignored)
+  app.start(record);                   // a request meanwhile
+  stopper.join();
+  ASSERT_TRUE(eventually([&] {
+    std::lock_guard lock(m);
+    return outcomes.size() == 2;
+  }));
+  for (const auto& outcome : outcomes) EXPECT_TRUE(outcome.ready) << outcome.error;
+  EXPECT_EQ(app.state(), AppState::Running);
+  EXPECT_EQ(app.starts(), 2);
 }
 
 TEST_F(Supervisor, DestructorStopsARunningApp) {

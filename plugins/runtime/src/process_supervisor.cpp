@@ -342,6 +342,7 @@ StartOutcome AppProcess::launch() {
     if (!wantRunning()) {
       stopChild(pid_, spec_.stop_grace);
       pid_ = -1;
+      outcome.superseded = true;  // run() decides whether a start came meanwhile
       return failed("the app was stopped before it was ready");
     }
     const bool ready = spec_.readiness_path ? httpStatus(outcome.port, *spec_.readiness_path,
@@ -411,12 +412,21 @@ void AppProcess::run() {
     const auto started_at = Clock::now();
     StartOutcome outcome = launch();
     if (!outcome.ready) {
+      const bool stopped_while_starting = outcome.superseded;
       bool stop_asked;
       {
         std::lock_guard lock(mutex_);
         stop_asked = !want_running_ || shutdown_;
         // A stop() (a restart, an idle stop) or a retirement, not berthd stopping.
-        outcome.superseded = stop_asked && (!shutdown_ || retired_);
+        outcome.superseded = (stop_asked || stopped_while_starting) && (!shutdown_ || retired_);
+      }
+      if (stopped_while_starting && !stop_asked) {
+        // Stopped, then wanted again while the half-started process was being stopped (a
+        // restart's start, a request): everyone waiting wants the app, so the next start is
+        // theirs. Answering them "stopped" would fail requests that a restart should not touch.
+        event("stopped before it was ready; starting again for the requests waiting");
+        setStopped();
+        continue;
       }
       if (restarting && !stop_asked) {
         // A crash loop keeps backing off; callers waiting meanwhile keep waiting.
