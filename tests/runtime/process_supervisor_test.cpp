@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <fstream>
+#include <future>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -47,6 +48,7 @@ http.createServer((q, s) => {
   }
   if (q.url === '/crash') { s.end('bye'); setTimeout(() => process.exit(7), 5); return; }
   if (q.url === '/ready') { s.statusCode = Date.now() - started > 300 ? 200 : 503; s.end(); return; }
+  if (q.url === '/slow-ready') { setTimeout(() => s.end('ok'), 600); return; }
   if (q.url === '/ls') { s.end(JSON.stringify(require('fs').readdirSync('/'))); return; }
   s.end('hello');
 }).listen(Number(process.env.PORT), '127.0.0.1', () => console.log('listening on ' + process.env.PORT));
@@ -489,6 +491,26 @@ TEST_F(Supervisor, AStartAfterAStopOfAStartingAppIsServedByTheNextStart) {
   for (const auto& outcome : outcomes) EXPECT_TRUE(outcome.ready) << outcome.error;
   EXPECT_EQ(app.state(), AppState::Running);
   EXPECT_EQ(app.starts(), 2);
+}
+
+// A stop that comes while the readiness probe is being answered: the app is not handed out
+// as ready (its port would be cut off a moment later); the waiter hears it was superseded.
+TEST_F(Supervisor, ReadyAsAStopComesIsNotHandedOut) {
+  auto s = spec();
+  s.readiness_path = "/slow-ready";  // answers 200 after 600 ms
+  AppProcess app(s);
+  std::promise<StartOutcome> answered;
+  app.start([&](const StartOutcome& outcome) { answered.set_value(outcome); });
+  ASSERT_TRUE(eventually([&] {  // listening: the probe is waiting for its slow answer
+    auto lines = app.lastLines(5);
+    return !lines.empty() && lines.back().starts_with("listening on");
+  }));
+  std::this_thread::sleep_for(100ms);
+  app.stop();
+  const StartOutcome outcome = answered.get_future().get();
+  EXPECT_FALSE(outcome.ready);
+  EXPECT_TRUE(outcome.superseded);
+  EXPECT_EQ(app.state(), AppState::Stopped);
 }
 
 TEST_F(Supervisor, DestructorStopsARunningApp) {
