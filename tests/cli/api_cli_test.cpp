@@ -16,6 +16,7 @@
 #include <map>
 
 #include "../projects/api_support.hpp"
+#include "support/berthd_suite.hpp"
 
 using namespace berth::testing;
 using namespace berth::testing::projects_api;
@@ -71,21 +72,19 @@ pid_t spawnBerth(const std::vector<std::string>& args,
   return pid;
 }
 
-class ApiCli : public ::testing::Test {
+class ApiCli : public BerthdSuite {
  protected:
   static void SetUpTestSuite() {
     BerthdOptions options;
     options.plugins = {"projects", "storage", "runtime", "sqlconsole", "scheduler", "templates"};
     options.extra_yaml =
         "projects:\n  secrets_key: \"" + kSecretsKey + "\"\n  creation_burst: 100\n";
-    server = new BerthdProcess(options);
-    server->start();
-    owner = new Account(makeAccount(*server, "cliown"));
+    startServer(options);
+    owner = std::make_unique<Account>(makeAccount(*server, "cliown"));
   }
   static void TearDownTestSuite() {
-    stopCleanly(*server);
-    delete owner;
-    delete server;
+    stopServer();
+    owner.reset();
   }
 
   void SetUp() override { scratch_ = makeTempDir("berth-cli"); }
@@ -150,8 +149,7 @@ class ApiCli : public ::testing::Test {
     return dir;
   }
 
-  static inline BerthdProcess* server = nullptr;
-  static inline Account* owner = nullptr;
+  static inline std::unique_ptr<Account> owner;
   std::string scratch_;
 };
 

@@ -11,6 +11,7 @@
 #include <regex>
 
 #include "support/berthd_process.hpp"
+#include "support/berthd_suite.hpp"
 #include "util/process.hpp"
 
 using namespace berth::testing;
@@ -25,7 +26,7 @@ std::string nodeBinary() {
   return fs::exists(pinned) ? pinned.string() : "node";
 }
 
-class ConsoleBrowser : public ::testing::Test {
+class ConsoleBrowser : public BerthdSuite {
  protected:
   static void SetUpTestSuite() {
     BerthdOptions options;
@@ -41,8 +42,7 @@ class ConsoleBrowser : public ::testing::Test {
                          "\"\nscheduler:\n  minute_ms: 400\n"
                          // An install answers 202 after 3 s, so the page follows its progress.
                          "templates:\n  answer_within_seconds: 3\n";
-    server = new BerthdProcess(options);
-    server->start();
+    startServer(options);
     // A plan without a project limit: the flows make several projects.
     server->createAccountWithToken("ann@example.com", "pro");
     // Bo, to add to a team; and Bo's team, where Ann is a plain member.
@@ -55,11 +55,6 @@ class ConsoleBrowser : public ::testing::Test {
       auto r = server->admin(args);
       ASSERT_TRUE(r.status.ok()) << r.output;
     }
-  }
-  static void TearDownTestSuite() {
-    stopCleanly(*server);
-    delete server;
-    server = nullptr;
   }
 
   // A one-time sign-in link, as `berthd account login-link` prints it.
@@ -87,11 +82,7 @@ class ConsoleBrowser : public ::testing::Test {
     EXPECT_NE(r.output.find("ok " + flow), std::string::npos) << r.output;
     EXPECT_TRUE(fs::exists(shot)) << "no screenshot " << shot;
   }
-
-  static BerthdProcess* server;
 };
-
-BerthdProcess* ConsoleBrowser::server = nullptr;
 
 TEST_F(ConsoleBrowser, SignInWithALink) {
   runFlow("sign_in");

@@ -8,22 +8,15 @@
 #include <regex>
 
 #include "support/berthd_process.hpp"
+#include "support/berthd_suite.hpp"
 
 using namespace berth::testing;
 
 namespace {
 
-class ConsoleServing : public ::testing::Test {
+class ConsoleServing : public BerthdSuite {
  protected:
-  static void SetUpTestSuite() {
-    server = new BerthdProcess();
-    server->start();
-  }
-  static void TearDownTestSuite() {
-    stopCleanly(*server);
-    delete server;
-    server = nullptr;
-  }
+  static void SetUpTestSuite() { startServer(); }
   static HttpResult get(const std::string& path, const std::string& method = "GET") {
     HttpRequestSpec spec;
     spec.method = method;
@@ -42,10 +35,7 @@ class ConsoleServing : public ::testing::Test {
     EXPECT_EQ(r.header("referrer-policy"), "no-referrer") << path;
     EXPECT_EQ(r.header("x-frame-options"), "DENY") << path;
   }
-  static BerthdProcess* server;
 };
-
-BerthdProcess* ConsoleServing::server = nullptr;
 
 TEST_F(ConsoleServing, ConsoleRedirectsToItsFolder) {
   auto r = get("/console");

@@ -5,25 +5,21 @@
 #include <nlohmann/json.hpp>
 
 #include "support/berthd_process.hpp"
+#include "support/berthd_suite.hpp"
 
 using namespace berth::testing;
 
 namespace {
 
-class AdminCli : public ::testing::Test {
+class AdminCli : public BerthdSuite {
  protected:
-  static void SetUpTestSuite() { server = new BerthdProcess(BerthdOptions{}); }
-  static void TearDownTestSuite() {
-    delete server;
-    server = nullptr;
-  }
+  static void SetUpTestSuite() { server = std::make_unique<BerthdProcess>(BerthdOptions{}); }
+  static void TearDownTestSuite() { dropServer(); }
   static berth::core::RunResult run(std::vector<std::string> args) { return server->admin(args); }
   static nlohmann::json json(const berth::core::RunResult& r) {
     return nlohmann::json::parse(r.output, nullptr, false);
   }
-  static BerthdProcess* server;
 };
-BerthdProcess* AdminCli::server = nullptr;
 
 }  // namespace
 

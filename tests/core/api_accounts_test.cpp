@@ -6,6 +6,7 @@
 #include "auth/accounts.hpp"
 #include "db/pool.hpp"
 #include "support/berthd_process.hpp"
+#include "support/berthd_suite.hpp"
 
 using namespace berth::testing;
 
@@ -15,13 +16,12 @@ std::string errorText(const HttpResult& r) {
   return r.json().value("error", "");
 }
 
-class ApiAccounts : public ::testing::Test {
+class ApiAccounts : public BerthdSuite {
  protected:
   static void SetUpTestSuite() {
     BerthdOptions options;
     options.plugins = {"projects", "hello"};
-    server = new BerthdProcess(options);
-    server->start();
+    startServer(options);
     owner = server->createAccountWithToken("owner@example.com", "hobby");
     admin = server->createAccountWithToken("admin@example.com");
     member = server->createAccountWithToken("member@example.com");
@@ -36,17 +36,12 @@ class ApiAccounts : public ::testing::Test {
       ASSERT_TRUE(r.status.ok()) << r.output;
     }
   }
-  static void TearDownTestSuite() {
-    delete server;
-    server = nullptr;
-  }
+  static void TearDownTestSuite() { dropServer(); }
   static std::string idOf(const std::string& token) {
     return server->api(token).get("/me").json().value("id", "");
   }
-  static BerthdProcess* server;
   static std::string owner, admin, member, stranger;
 };
-BerthdProcess* ApiAccounts::server = nullptr;
 std::string ApiAccounts::owner, ApiAccounts::admin, ApiAccounts::member, ApiAccounts::stranger;
 
 TEST_F(ApiAccounts, MeShowsPlanUsageAndTeams) {

@@ -12,6 +12,7 @@
 
 #include "db/pool.hpp"
 #include "support/berthd_process.hpp"
+#include "support/berthd_suite.hpp"
 #include "support/process_pause.hpp"
 
 using namespace berth::testing;
@@ -62,22 +63,16 @@ BerthdOptions sharing(const BerthdProcess& first) {
   return options;
 }
 
-class ApiAuthInForce : public ::testing::Test {
+class ApiAuthInForce : public BerthdSuite {
  protected:
   static void SetUpTestSuite() {
     BerthdOptions options;
     options.plugins = {};
-    server = new BerthdProcess(options);
-    server->start();
+    startServer(options);
     server->createAccountWithToken("ann@example.com");
   }
-  static void TearDownTestSuite() {
-    delete server;
-    server = nullptr;
-  }
-  static BerthdProcess* server;
+  static void TearDownTestSuite() { dropServer(); }
 };
-BerthdProcess* ApiAuthInForce::server = nullptr;
 
 }  // namespace
 
@@ -133,7 +128,7 @@ TEST_F(ApiAuthInForce, EveryNodeRefusesOnTheVeryNextRequest) {
   for (int i = 0; i < 10; ++i) {
     std::string name = "both" + std::to_string(i);
     std::string token = newToken(*server, "ann@example.com", name);
-    for (auto* node : {server, &second}) {
+    for (auto* node : {server.get(), &second}) {
       ASSERT_EQ(node->api(token).get("/me").status, 200);
       ASSERT_EQ(node->api(token).get("/me").status, 200);
     }
@@ -169,11 +164,11 @@ TEST_F(ApiAuthInForce, EveryNodeRefusesOnTheVeryNextRequest) {
            {"team", "create", "--slug", "crew1", "--owner", "ann@example.com"},
            {"team", "add", "--team", "crew1", "--email", "mem@example.com", "--role", "member"}})
     ASSERT_TRUE(server->admin(args).status.ok());
-  for (auto* node : {server, &second})
+  for (auto* node : {server.get(), &second})
     ASSERT_EQ(node->api(member).get("/teams/crew1/members").status, 200);
   auto removed = server->admin({"team", "remove", "--team", "crew1", "--email", "mem@example.com"});
   ASSERT_TRUE(removed.status.ok()) << removed.output;
-  for (auto* node : {server, &second})
+  for (auto* node : {server.get(), &second})
     EXPECT_EQ(node->api(member).get("/teams/crew1/members").status, 404);
 
   // A clean stop takes the node off the list: the next revoke waits for one node only.
@@ -190,7 +185,7 @@ TEST_F(ApiAuthInForce, PausedNodeFailsAShortWaitAndIsFoundGoneByALongOne) {
   ASSERT_EQ(nodeRowsBecome(*server, 2), 2);
   std::string early = newToken(*server, "ann@example.com", "early");
   std::string late = newToken(*server, "ann@example.com", "late");
-  for (auto* node : {server, &second})
+  for (auto* node : {server.get(), &second})
     for (const auto& token : {early, late}) ASSERT_EQ(node->api(token).get("/me").status, 200);
 
   {

@@ -17,28 +17,23 @@
 
 #include "auth/accounts.hpp"
 #include "support/berthd_process.hpp"
+#include "support/berthd_suite.hpp"
 
 using namespace berth::testing;
 
 namespace {
 
-class ApiEdge : public ::testing::Test {
+class ApiEdge : public BerthdSuite {
  protected:
   static void SetUpTestSuite() {
     BerthdOptions options;
     options.plugins = {"projects", "edgecheck"};
-    server = new BerthdProcess(options);
-    server->start();
+    startServer(options);
     token = server->createAccountWithToken("edge@example.com");
   }
-  static void TearDownTestSuite() {
-    delete server;
-    server = nullptr;
-  }
-  static BerthdProcess* server;
+  static void TearDownTestSuite() { dropServer(); }
   static std::string token;
 };
-BerthdProcess* ApiEdge::server = nullptr;
 std::string ApiEdge::token;
 
 std::string bodyOf(size_t n) {

@@ -7,6 +7,7 @@
 
 #include "db/pool.hpp"
 #include "support/berthd_process.hpp"
+#include "support/berthd_suite.hpp"
 
 using namespace berth::testing;
 
@@ -23,23 +24,17 @@ HttpResult afterAuthChange(const ApiClient& api, const std::string& path) {
   return r;
 }
 
-class ApiHttp : public ::testing::Test {
+class ApiHttp : public BerthdSuite {
  protected:
   static void SetUpTestSuite() {
     BerthdOptions options;
     options.plugins = {"projects", "hello", "edgecheck"};
-    server = new BerthdProcess(options);
-    server->start();
+    startServer(options);
     token = server->createAccountWithToken("ann@example.com");
   }
-  static void TearDownTestSuite() {
-    delete server;
-    server = nullptr;
-  }
-  static BerthdProcess* server;
+  static void TearDownTestSuite() { dropServer(); }
   static std::string token;
 };
-BerthdProcess* ApiHttp::server = nullptr;
 std::string ApiHttp::token;
 
 std::string errorText(const HttpResult& r) {

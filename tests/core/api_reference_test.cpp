@@ -26,10 +26,7 @@ class ApiReference : public ProjectsServerSuite {
     options.extra_yaml = secretsKeyYaml();
     startServer(options);
   }
-  static void TearDownTestSuite() {
-    stopCleanly(*server);
-    ProjectsServerSuite::TearDownTestSuite();
-  }
+  static void TearDownTestSuite() { stopServer(); }
 };
 
 // Every request goes through here, so that its answer is checked with the others at the end.

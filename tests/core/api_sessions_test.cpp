@@ -11,6 +11,7 @@
 
 #include "db/pool.hpp"
 #include "support/berthd_process.hpp"
+#include "support/berthd_suite.hpp"
 
 using namespace berth::testing;
 
@@ -25,17 +26,13 @@ std::string trimmed(std::string s) {
   return s;
 }
 
-class ApiSessions : public ::testing::Test {
+class ApiSessions : public BerthdSuite {
  protected:
   static void SetUpTestSuite() {
-    server = new BerthdProcess();
-    server->start();
+    startServer();
     token = server->createAccountWithToken("ann@example.com");
   }
-  static void TearDownTestSuite() {
-    delete server;
-    server = nullptr;
-  }
+  static void TearDownTestSuite() { dropServer(); }
 
   // berthd account login-link; returns the code of the printed address.
   static std::string loginCode(const std::string& email, std::vector<std::string> extra = {}) {
@@ -92,10 +89,8 @@ class ApiSessions : public ::testing::Test {
 
   static berth::core::Pool db() { return {server->databaseUrl(), 1, std::chrono::seconds(5)}; }
 
-  static BerthdProcess* server;
   static std::string token;
 };
-BerthdProcess* ApiSessions::server = nullptr;
 std::string ApiSessions::token;
 
 // A change reaches the auth cache through NOTIFY, a moment after it commits: retries while the

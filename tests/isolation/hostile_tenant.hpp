@@ -71,10 +71,7 @@ inline std::string releaseStatus(const ApiClient& api, const std::string& name,
 // report) at the end. A suite's SetUpTestSuite calls startServer with its plugins and settings.
 class HostileTenantSuite : public projects_api::ProjectsServerSuite {
  protected:
-  static void TearDownTestSuite() {
-    if (server) stopCleanly(*server);
-    ProjectsServerSuite::TearDownTestSuite();
-  }
+  static void TearDownTestSuite() { stopServer(); }
 
   // Where a live release is unpacked.
   static std::string releaseDir(const std::string& name, const std::string& id) {

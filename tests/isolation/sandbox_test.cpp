@@ -18,6 +18,7 @@
 #include "../runtime/host_requests.hpp"
 #include "../storage/storage_support.hpp"
 #include "hostile_tenant.hpp"
+#include "support/release_upload.hpp"
 
 using namespace berth::testing;
 using namespace berth::testing::projects_api;
@@ -139,22 +140,7 @@ class Sandbox : public HostileTenantSuite {
 
   static std::string deploy(const Account& who, const std::string& name,
                             const std::string& archive) {
-    auto api = server->api(who.token);
-    auto r = uploadRelease(api, name, archive);
-    if (r.status != 202)
-      throw std::runtime_error("upload: " + std::to_string(r.status) + " " + r.body);
-    const std::string id = r.json().at("id").get<std::string>();
-    json release;
-    eventually(
-        [&] {
-          release = api.get("/projects/" + name + "/deploys/" + id).json();
-          return release.value("status", "") != "building";
-        },
-        std::chrono::seconds(120));
-    if (release.value("status", "") != "live")
-      throw std::runtime_error("release not live: " + release.dump() + "\n" +
-                               api.get("/projects/" + name + "/deploys/" + id).body);
-    return id;
+    return deployLive(server->api(who.token), name, archive, std::chrono::seconds(120));
   }
 
   static inline Account* victim = nullptr;

@@ -11,6 +11,7 @@
 
 #include "api_support.hpp"
 #include "dns_fixture.hpp"
+#include "support/berthd_suite.hpp"
 
 using namespace berth::testing;
 using namespace berth::testing::projects_api;
@@ -26,7 +27,7 @@ std::string underAppsDomain(const std::string& host) {
   return host + " is under localhost, which the platform serves itself";
 }
 
-class ApiDomains : public ::testing::Test {
+class ApiDomains : public BerthdSuite {
  protected:
   static void SetUpTestSuite() {
     dns_port = berth::core::freeLoopbackPort();
@@ -34,13 +35,9 @@ class ApiDomains : public ::testing::Test {
     options.plugins = {"projects"};
     options.extra_yaml =
         "projects:\n  dns_resolver: \"127.0.0.1:" + std::to_string(dns_port) + "\"\n";
-    server = new BerthdProcess(options);
-    server->start();
+    startServer(options);
   }
-  static void TearDownTestSuite() {
-    delete server;
-    server = nullptr;
-  }
+  static void TearDownTestSuite() { dropServer(); }
   static ApiClient api(const Account& a) { return server->api(a.token); }
 
   // What the edge answers for an unknown path on `host`: "no such route" where the host is API
@@ -49,10 +46,8 @@ class ApiDomains : public ::testing::Test {
     return errorText(api(a).get("/berth-domain-probe", {"Host: " + host}));
   }
 
-  static BerthdProcess* server;
   static uint16_t dns_port;
 };
-BerthdProcess* ApiDomains::server = nullptr;
 uint16_t ApiDomains::dns_port = 0;
 
 const std::string kApiTraffic = "no such route";

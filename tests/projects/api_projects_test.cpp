@@ -10,6 +10,7 @@
 #include <regex>
 
 #include "api_support.hpp"
+#include "support/berthd_suite.hpp"
 
 using namespace berth::testing;
 using namespace berth::testing::projects_api;
@@ -40,25 +41,19 @@ int retryAfter(const HttpResult& r) {
   return n > 0 ? n : -1;
 }
 
-class ApiProjects : public ::testing::Test {
+class ApiProjects : public BerthdSuite {
  protected:
   static void SetUpTestSuite() {
     BerthdOptions options;
     options.plugins = {"projects", "projecthooks"};
-    server = new BerthdProcess(options);
-    server->start();
+    startServer(options);
   }
-  static void TearDownTestSuite() {
-    delete server;
-    server = nullptr;
-  }
+  static void TearDownTestSuite() { dropServer(); }
   static ApiClient api(const Account& a) { return server->api(a.token); }
   static std::string url(const std::string& host) {
     return "http://" + host + ":" + std::to_string(server->port());
   }
-  static BerthdProcess* server;
 };
-BerthdProcess* ApiProjects::server = nullptr;
 
 }  // namespace
 
@@ -622,22 +617,16 @@ TEST_F(ApiProjects, ADeleteRefusedByAHookIs502AndKeepsTheProject) {
 
 namespace {
 
-class ApiProjectsRefill : public ::testing::Test {
+class ApiProjectsRefill : public BerthdSuite {
  protected:
   static void SetUpTestSuite() {
     BerthdOptions options;
     options.plugins = {"projects"};
     options.extra_yaml = "projects:\n  creation_refill_seconds: 1\n";
-    server = new BerthdProcess(options);
-    server->start();
+    startServer(options);
   }
-  static void TearDownTestSuite() {
-    delete server;
-    server = nullptr;
-  }
-  static BerthdProcess* server;
+  static void TearDownTestSuite() { dropServer(); }
 };
-BerthdProcess* ApiProjectsRefill::server = nullptr;
 
 }  // namespace
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "api_support.hpp"
+#include "support/berthd_suite.hpp"
 
 using namespace berth::testing;
 using namespace berth::testing::projects_api;
@@ -18,28 +19,22 @@ const std::string kBadName =
 const std::string kPlatformName = "DATABASE_URL and names starting with PG are set by the platform";
 const std::string kBadScope = "scope must be runtime, build or both";
 
-class ApiSecrets : public ::testing::Test {
+class ApiSecrets : public BerthdSuite {
  protected:
   static void SetUpTestSuite() {
     BerthdOptions options;
     options.plugins = {"projects", "projecthooks"};
     options.extra_yaml = secretsKeyYaml();
-    server = new BerthdProcess(options);
-    server->start();
+    startServer(options);
   }
-  static void TearDownTestSuite() {
-    delete server;
-    server = nullptr;
-  }
+  static void TearDownTestSuite() { dropServer(); }
   static ApiClient api(const Account& a) { return server->api(a.token); }
   // An account with one project; returns the path /projects/<name>/secrets.
   static std::string projectWithSecrets(const Account& a, const std::string& label) {
     mustCreate(api(a), label);
     return "/projects/" + projectName(label, a.slug) + "/secrets";
   }
-  static BerthdProcess* server;
 };
-BerthdProcess* ApiSecrets::server = nullptr;
 
 void expectRecord(const json& record, const std::string& name, const std::string& scope) {
   ASSERT_TRUE(record.is_object()) << record.dump();

@@ -16,6 +16,7 @@
 
 #include "db/pool.hpp"
 #include "support/berthd_process.hpp"
+#include "support/berthd_suite.hpp"
 #include "support/pg_cluster.hpp"
 
 namespace berth::testing::projects_api {
@@ -105,8 +106,10 @@ inline nlohmann::json mustCreate(const ApiClient& api, const std::string& name,
   return r.json();
 }
 
-// A berthd with the projects plugin and a secrets key, shared by every test of a suite.
-class ProjectsServerSuite : public ::testing::Test {
+// A berthd with the projects plugin and a secrets key, shared by every test of a suite (a suite
+// of its own plugins and configuration calls startServer in its SetUpTestSuite). It is stopped
+// without judging how berthd exited; HostileTenantSuite and others check that themselves.
+class ProjectsServerSuite : public BerthdSuite {
  protected:
   static void SetUpTestSuite() {
     BerthdOptions options;
@@ -114,17 +117,8 @@ class ProjectsServerSuite : public ::testing::Test {
     options.extra_yaml = secretsKeyYaml();
     startServer(options);
   }
-  static void TearDownTestSuite() {
-    delete server;
-    server = nullptr;
-  }
-  // For a suite of its own plugins and configuration: its SetUpTestSuite calls this.
-  static void startServer(const BerthdOptions& options) {
-    server = new BerthdProcess(options);
-    server->start();
-  }
+  static void TearDownTestSuite() { dropServer(); }
   static ApiClient api(const Account& a) { return server->api(a.token); }
-  static inline BerthdProcess* server = nullptr;
 };
 
 inline std::vector<std::string> listedNames(const ApiClient& api) {

@@ -7,29 +7,28 @@
 #include <vector>
 
 #include "api_support.hpp"
+#include "support/berthd_suite.hpp"
 #include "support/listener_probe.hpp"
 
 namespace berth::testing::projects_api {
 
-class KeptAnswersSuite : public ::testing::Test {
+class KeptAnswersSuite : public BerthdSuite {
  protected:
   static void startSuite(std::vector<std::string> plugins, const std::string& slug,
                          const std::string& channel) {
     BerthdOptions options;
     options.plugins = std::move(plugins);
     options.extra_yaml = "projects:\n  creation_burst: 100\n";
-    server = new BerthdProcess(options);
-    server->start();
-    owner = new Account(makeAccount(*server, slug));
+    startServer(options);
+    owner = std::make_unique<Account>(makeAccount(*server, slug));
     db = new core::Pool(server->databaseUrl(), 2, std::chrono::seconds(10));
     if (!ListenerProbe(*db, channel).waitListening())
       throw std::runtime_error("berthd never listened on " + channel);
   }
   static void TearDownTestSuite() {
-    stopCleanly(*server);
+    stopServer();
     delete db;
-    delete owner;
-    delete server;
+    owner.reset();
   }
 
   static ApiClient api() { return server->api(owner->token); }
@@ -45,8 +44,7 @@ class KeptAnswersSuite : public ::testing::Test {
     return v.empty() ? "" : v[0];
   }
 
-  static inline BerthdProcess* server = nullptr;
-  static inline Account* owner = nullptr;
+  static inline std::unique_ptr<Account> owner;
   static inline core::Pool* db = nullptr;
 };
 

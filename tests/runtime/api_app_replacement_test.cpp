@@ -11,6 +11,7 @@
 
 #include "../projects/api_support.hpp"
 #include "host_requests.hpp"
+#include "support/berthd_suite.hpp"
 #include "support/release_upload.hpp"
 #include "tar_builder.hpp"
 
@@ -45,7 +46,7 @@ std::string nodeRelease(const std::string& source) {
       .finish();
 }
 
-class ApiAppReplacement : public ::testing::Test {
+class ApiAppReplacement : public BerthdSuite {
  protected:
   static void SetUpTestSuite() {
     BerthdOptions options;
@@ -56,16 +57,12 @@ class ApiAppReplacement : public ::testing::Test {
                          "  idle_stop_seconds: 30\n"
                          "  start_timeout_seconds: 20\n"
                          "  stop_grace_seconds: 2\n";
-    server = new BerthdProcess(options);
-    server->start();
-    owner = new Account(makeAccount(*server, "replown"));
+    startServer(options);
+    owner = std::make_unique<Account>(makeAccount(*server, "replown"));
   }
   static void TearDownTestSuite() {
-    stopCleanly(*server);
-    delete owner;
-    delete server;
-    owner = nullptr;
-    server = nullptr;
+    stopServer();
+    owner.reset();
   }
 
   static ApiClient api() { return server->api(owner->token); }
@@ -91,8 +88,7 @@ class ApiAppReplacement : public ::testing::Test {
                       [=] { return onProjectHost(*server, name, path, {}, method); });
   }
 
-  static inline BerthdProcess* server = nullptr;
-  static inline Account* owner = nullptr;
+  static inline std::unique_ptr<Account> owner;
 };
 
 TEST_F(ApiAppReplacement, ARequestWaitingForTheStartOutlivesARestartForASecret) {

@@ -16,6 +16,8 @@
 #include "../projects/api_support.hpp"
 #include "host_requests.hpp"
 #include "start_command.hpp"
+#include "support/berthd_suite.hpp"
+#include "support/release_upload.hpp"
 #include "tar_builder.hpp"
 
 using namespace berth::testing;
@@ -53,7 +55,7 @@ std::string psqlBinary() {
   return path;
 }
 
-class ApiCommands : public ::testing::Test {
+class ApiCommands : public BerthdSuite {
  protected:
   static void SetUpTestSuite() {
     BerthdOptions options;
@@ -63,14 +65,12 @@ class ApiCommands : public ::testing::Test {
     // berthd's HTTP server gives a connection to a thread by its descriptor, so four running
     // commands leave the fifth request a free thread only when there are many.
     options.set = {"edge.backend_threads=64"};
-    server = new BerthdProcess(options);
-    server->start();
-    owner = new Account(makeAccount(*server, "cmdown"));
+    startServer(options);
+    owner = std::make_unique<Account>(makeAccount(*server, "cmdown"));
   }
   static void TearDownTestSuite() {
-    stopCleanly(*server);
-    delete owner;
-    delete server;
+    stopServer();
+    owner.reset();
   }
   void SetUp() override {
     if (!berth::runtime::toolOnPath("bwrap"))
@@ -88,20 +88,11 @@ class ApiCommands : public ::testing::Test {
   // Uploads a static release and waits for it; its id (it is live unless it failed).
   static std::string deploy(const std::string& name, const std::string& text,
                             const std::string& archive = "") {
-    auto r = api().raw("POST", "/projects/" + name + "/deploys",
+    return deployBuilt(api(), name,
                        archive.empty() ? TarBuilder().file("index.html", text).finish() : archive,
-                       {"Content-Type: application/gzip"});
-    if (r.status != 202) throw std::runtime_error("deploy: " + r.body);
-    const std::string id = r.json()["id"];
-    json release;
-    if (!eventually(
-            [&] {
-              release = api().get("/projects/" + name + "/deploys/" + id).json();
-              return release["status"] != "building";
-            },
-            std::chrono::seconds(60)))
-      throw std::runtime_error("still building: " + release.dump());
-    return id;
+                       std::chrono::seconds(60))
+        .at("id")
+        .get<std::string>();
   }
   static HttpResult run(json request) {
     return server->api().post("/serviceprobe/runtime.commands.v1/run", request);
@@ -126,8 +117,7 @@ class ApiCommands : public ::testing::Test {
     return v.empty() ? "<none>" : v[0];
   }
 
-  static inline BerthdProcess* server = nullptr;
-  static inline Account* owner = nullptr;
+  static inline std::unique_ptr<Account> owner;
 };
 
 TEST_F(ApiCommands, ACommandRunsAsTheAppInItsReleaseReadOnly) {

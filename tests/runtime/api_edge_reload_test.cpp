@@ -24,6 +24,8 @@
 #include "../projects/api_support.hpp"
 #include "host_requests.hpp"
 #include "start_command.hpp"
+#include "support/berthd_suite.hpp"
+#include "support/release_upload.hpp"
 #include "tar_builder.hpp"
 
 using namespace berth::testing;
@@ -75,7 +77,7 @@ std::set<pid_t> nginxWorkers(pid_t master) {
   return out;
 }
 
-class ApiEdgeReload : public ::testing::Test {
+class ApiEdgeReload : public BerthdSuite {
  protected:
   static void SetUpTestSuite() {
     if (!berth::runtime::toolOnPath("php-cgi")) return;
@@ -88,17 +90,12 @@ class ApiEdgeReload : public ::testing::Test {
         "  start_timeout_seconds: 10\n"
         "  stop_grace_seconds: 2\n" +
         (berth::runtime::toolOnPath("bwrap") ? "" : "  unsafe_run_without_sandbox: true\n");
-    server = new BerthdProcess(options);
-    server->start();
-    owner = new Account(makeAccount(*server, "reloadown"));
+    startServer(options);
+    owner = std::make_unique<Account>(makeAccount(*server, "reloadown"));
   }
   static void TearDownTestSuite() {
-    if (!server) return;
-    stopCleanly(*server);
-    delete owner;
-    delete server;
-    owner = nullptr;
-    server = nullptr;
+    stopServer();
+    owner.reset();
   }
   void SetUp() override {
     if (!berth::runtime::toolOnPath("php-cgi"))
@@ -113,22 +110,10 @@ class ApiEdgeReload : public ::testing::Test {
   }
 
   static void deploy(const std::string& name, const std::string& archive) {
-    auto r = api().raw("POST", "/projects/" + name + "/deploys", archive,
-                       {"Content-Type: application/gzip"});
-    ASSERT_EQ(r.status, 202) << r.body;
-    std::string id = r.json().at("id").get<std::string>();
-    json release;
-    eventually(
-        [&] {
-          release = api().get("/projects/" + name + "/deploys/" + id).json();
-          return release.value("status", "") != "building";
-        },
-        std::chrono::seconds(60));
-    ASSERT_EQ(release.value("status", ""), "live") << release.dump();
+    deployLive(api(), name, archive, std::chrono::seconds(60));
   }
 
-  static inline BerthdProcess* server = nullptr;
-  static inline Account* owner = nullptr;
+  static inline std::unique_ptr<Account> owner;
 };
 
 TEST_F(ApiEdgeReload, TheFirstAnswerOfAFreshPhpAppArrivesWholeThroughAReload) {

@@ -24,7 +24,9 @@
 #include "db/pool.hpp"
 #include "host_requests.hpp"
 #include "static_site.hpp"
+#include "support/berthd_suite.hpp"
 #include "support/process_pause.hpp"
+#include "support/release_upload.hpp"
 #include "tar_builder.hpp"
 
 using namespace berth::testing;
@@ -111,7 +113,7 @@ std::string countLines(const std::string& file) {
   return std::to_string(n);
 }
 
-class ApiGateway : public ::testing::Test {
+class ApiGateway : public BerthdSuite {
  protected:
   static void SetUpTestSuite() {
     BerthdOptions options;
@@ -124,16 +126,12 @@ class ApiGateway : public ::testing::Test {
                          "  stop_grace_seconds: 2\n"
                          "scheduler:\n"
                          "  minute_ms: 1000\n";
-    server = new BerthdProcess(options);
-    server->start();
-    owner = new Account(makeAccount(*server, "gwown"));
+    startServer(options);
+    owner = std::make_unique<Account>(makeAccount(*server, "gwown"));
   }
   static void TearDownTestSuite() {
-    stopCleanly(*server);
-    delete owner;
-    delete server;
-    owner = nullptr;
-    server = nullptr;
+    stopServer();
+    owner.reset();
   }
 
   static ApiClient api() { return server->api(owner->token); }
@@ -145,23 +143,7 @@ class ApiGateway : public ::testing::Test {
 
   // Uploads a release and waits until it is live; returns the release id.
   static std::string deploy(const std::string& name, const std::string& archive) {
-    auto r = api().raw("POST", "/projects/" + name + "/deploys", archive,
-                       {"Content-Type: application/gzip"});
-    if (r.status != 202)
-      throw std::runtime_error("upload: " + std::to_string(r.status) + " " + r.body);
-    std::string id = r.json().at("id").get<std::string>();
-    std::string status;
-    json release;
-    eventually(
-        [&] {
-          auto got = api().get("/projects/" + name + "/deploys/" + id);
-          release = got.json();
-          status = release.value("status", "");
-          return status != "building";
-        },
-        std::chrono::seconds(60));
-    if (status != "live") throw std::runtime_error("release not live: " + release.dump());
-    return id;
+    return deployLive(api(), name, archive, std::chrono::seconds(60));
   }
 
   static std::string releaseDir(const std::string& name, const std::string& release) {
@@ -200,8 +182,7 @@ class ApiGateway : public ::testing::Test {
     return r.json().value("logs", json::array());
   }
 
-  static inline BerthdProcess* server = nullptr;
-  static inline Account* owner = nullptr;
+  static inline std::unique_ptr<Account> owner;
 };
 
 TEST(PgEnvironment, SplitsTheUrlTheProjectsPluginWrites) {

@@ -16,6 +16,8 @@
 #include "../projects/api_support.hpp"
 #include "host_requests.hpp"
 #include "start_command.hpp"
+#include "support/berthd_suite.hpp"
+#include "support/release_upload.hpp"
 #include "tar_builder.hpp"
 
 using namespace berth::testing;
@@ -97,7 +99,7 @@ bool phpHasPgsql() {
   return text.find("\npgsql\n") != std::string::npos;
 }
 
-class ApiPhp : public ::testing::Test {
+class ApiPhp : public BerthdSuite {
  protected:
   static void SetUpTestSuite() {
     if (!phpCgiInstalled()) return;
@@ -112,17 +114,12 @@ class ApiPhp : public ::testing::Test {
                          // PHP inside bubblewrap (the default) when it is there (CI installs
                          // it): php-cgi must find its php.ini and extensions (pgsql) in it.
                          (sandboxed() ? "" : "  unsafe_run_without_sandbox: true\n");
-    server = new BerthdProcess(options);
-    server->start();
-    owner = new Account(makeAccount(*server, "phpown"));
+    startServer(options);
+    owner = std::make_unique<Account>(makeAccount(*server, "phpown"));
   }
   static void TearDownTestSuite() {
-    if (!server) return;
-    stopCleanly(*server);
-    delete owner;
-    delete server;
-    owner = nullptr;
-    server = nullptr;
+    stopServer();
+    owner.reset();
   }
   void SetUp() override {
     if (!phpCgiInstalled())
@@ -139,21 +136,7 @@ class ApiPhp : public ::testing::Test {
 
   // Uploads a release and waits until it is live; returns the release.
   static json deploy(const std::string& name, const std::string& archive) {
-    auto r = api().raw("POST", "/projects/" + name + "/deploys", archive,
-                       {"Content-Type: application/gzip"});
-    if (r.status != 202)
-      throw std::runtime_error("upload: " + std::to_string(r.status) + " " + r.body);
-    std::string id = r.json().at("id").get<std::string>();
-    json release;
-    eventually(
-        [&] {
-          release = api().get("/projects/" + name + "/deploys/" + id).json();
-          return release.value("status", "") != "building";
-        },
-        std::chrono::seconds(60));
-    if (release.value("status", "") != "live")
-      throw std::runtime_error("release not live: " + release.dump());
-    return release;
+    return deployLiveRelease(api(), name, archive, std::chrono::seconds(60));
   }
 
   static std::string releaseDir(const std::string& name, const std::string& release) {
@@ -176,8 +159,7 @@ class ApiPhp : public ::testing::Test {
     return r.json().value("logs", json::array());
   }
 
-  static inline BerthdProcess* server = nullptr;
-  static inline Account* owner = nullptr;
+  static inline std::unique_ptr<Account> owner;
 };
 
 std::string phpRelease() {

@@ -10,6 +10,7 @@
 #include "../projects/api_support.hpp"
 #include "../projects/dns_fixture.hpp"
 #include "host_requests.hpp"
+#include "support/berthd_suite.hpp"
 #include "tar_builder.hpp"
 
 using namespace berth::testing;
@@ -26,7 +27,7 @@ require('http').createServer((req, res) => {
 }).listen(Number(process.env.PORT), '127.0.0.1');
 )JS";
 
-class ApiPublicUrl : public ::testing::Test {
+class ApiPublicUrl : public BerthdSuite {
  protected:
   static void SetUpTestSuite() {
     dns_port = berth::core::freeLoopbackPort();
@@ -34,23 +35,20 @@ class ApiPublicUrl : public ::testing::Test {
     options.plugins = {"projects", "storage", "runtime"};
     options.extra_yaml =
         secretsKeyYaml() + "  dns_resolver: \"127.0.0.1:" + std::to_string(dns_port) + "\"\n";
-    server = new BerthdProcess(options);
-    server->start();
-    owner = new Account(makeAccount(*server, "urlown"));
+    startServer(options);
+    owner = std::make_unique<Account>(makeAccount(*server, "urlown"));
     scratch = makeTempDir("berth-public-url");
   }
   static void TearDownTestSuite() {
-    stopCleanly(*server);
-    delete owner;
-    delete server;
+    stopServer();
+    owner.reset();
     removeTree(scratch);
   }
   static ApiClient api() { return server->api(owner->token); }
   static std::string addressSeen(const std::string& name) {
     return onProjectHost(*server, name, "/").body;
   }
-  static inline BerthdProcess* server = nullptr;
-  static inline Account* owner = nullptr;
+  static inline std::unique_ptr<Account> owner;
   static inline uint16_t dns_port = 0;
   static inline std::string scratch;
 };

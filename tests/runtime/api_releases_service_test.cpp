@@ -16,6 +16,7 @@
 
 #include "../projects/api_support.hpp"
 #include "host_requests.hpp"
+#include "support/berthd_suite.hpp"
 #include "support/service_probe.hpp"
 
 using namespace berth::testing;
@@ -68,22 +69,20 @@ struct Gate {
   ~Gate() { open(); }
 };
 
-class ApiReleasesService : public ::testing::Test {
+class ApiReleasesService : public BerthdSuite {
  protected:
   static void SetUpTestSuite() {
     BerthdOptions options;
     options.plugins = {"projects", "storage", "runtime", "serviceprobe"};
     options.extra_yaml = "projects:\n  creation_burst: 100\n";
-    server = new BerthdProcess(options);
-    server->start();
-    owner = new Account(makeAccount(*server, "relsvc"));
+    startServer(options);
+    owner = std::make_unique<Account>(makeAccount(*server, "relsvc"));
     scratch = makeTempDir("berth-releases-service");
   }
   static void TearDownTestSuite() {
-    stopCleanly(*server);
+    stopServer();
     removeTree(scratch);
-    delete owner;
-    delete server;
+    owner.reset();
   }
   static ApiClient api() { return server->api(owner->token); }
   // A new project; its name and id.
@@ -121,8 +120,7 @@ class ApiReleasesService : public ::testing::Test {
     EXPECT_EQ(errorText(r), error) << request.dump();
   }
 
-  static inline BerthdProcess* server = nullptr;
-  static inline Account* owner = nullptr;
+  static inline std::unique_ptr<Account> owner;
   static inline std::string scratch;
 };
 

@@ -17,6 +17,8 @@
 #include <fstream>
 
 #include "../projects/api_support.hpp"
+#include "support/berthd_suite.hpp"
+#include "support/release_upload.hpp"
 #include "tar_builder.hpp"
 
 using namespace berth::testing;
@@ -27,7 +29,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-class ApiReleases : public ::testing::Test {
+class ApiReleases : public BerthdSuite {
  protected:
   static void SetUpTestSuite() {
     BerthdOptions options;
@@ -38,19 +40,17 @@ class ApiReleases : public ::testing::Test {
         "projects:\n  creation_burst: 100\n"
         "runtime:\n  keep_releases: 2\n  max_release_mb: 1\n  max_release_files: 20\n"
         "  max_unpack_ratio: 1000000\n";
-    server = new BerthdProcess(options);
-    server->start();
-    owner = new Account(makeAccount(*server, "relown"));
-    stranger = new Account(makeAccount(*server, "reloth"));
+    startServer(options);
+    owner = std::make_unique<Account>(makeAccount(*server, "relown"));
+    stranger = std::make_unique<Account>(makeAccount(*server, "reloth"));
     gate_dir = new std::string(makeTempDir("berth-release-gate"));
   }
   static void TearDownTestSuite() {
-    stopCleanly(*server);  // its threads joined, and no sanitizer report
+    stopServer();  // its threads joined, and no sanitizer report
     removeTree(*gate_dir);
     delete gate_dir;
-    delete owner;
-    delete stranger;
-    delete server;
+    owner.reset();
+    stranger.reset();
   }
   static ApiClient api(const Account& a) { return server->api(a.token); }
   static std::string project(const std::string& label, const Account& a = *owner) {
@@ -78,15 +78,7 @@ class ApiReleases : public ::testing::Test {
   }
   // Polls GET one until the release is no longer building.
   static json built(const std::string& name, const std::string& id) {
-    json out;
-    bool done = eventually(
-        [&] {
-          out = release(name, id);
-          return out["status"] != "building";
-        },
-        std::chrono::seconds(60));
-    if (!done) throw std::runtime_error("release " + id + " still building: " + out.dump());
-    return out;
+    return waitUntilBuilt(api(*owner), name, id, std::chrono::seconds(60));
   }
   static std::string releasesDir(const std::string& name) {
     return server->dataDir() + "/releases/" + projectId(*server, name);
@@ -130,9 +122,8 @@ class ApiReleases : public ::testing::Test {
     return false;
   }
 
-  static inline BerthdProcess* server = nullptr;
-  static inline Account* owner = nullptr;
-  static inline Account* stranger = nullptr;
+  static inline std::unique_ptr<Account> owner;
+  static inline std::unique_ptr<Account> stranger;
   static inline std::string* gate_dir = nullptr;
 };
 
@@ -440,7 +431,7 @@ TEST_F(ApiReleases, TeamMembersSeeTheTeamsReleases) {
   ASSERT_EQ(up.status, 202) << up.body;
   std::string id = up.json()["id"];
   ASSERT_EQ(built(name, id)["status"], "live");
-  for (const Account* who : {owner, &member}) {
+  for (const Account* who : {owner.get(), &member}) {
     auto all = ids(api(*who).get("/deploys"));
     EXPECT_NE(std::find(all.begin(), all.end(), id), all.end()) << who->slug;
   }

@@ -14,6 +14,7 @@
 
 #include "../projects/api_support.hpp"
 #include "start_command.hpp"
+#include "support/berthd_suite.hpp"
 
 using namespace berth::testing;
 using namespace berth::testing::projects_api;
@@ -22,11 +23,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-class ApiSharedTrees : public ::testing::Test {
+class ApiSharedTrees : public BerthdSuite {
  protected:
   static void SetUpTestSuite() {
-    server = new BerthdProcess(options());
-    server->start();
+    startServer(options());
     scratch = makeTempDir("berth-shared-trees");
     source = scratch + "/source";
     fs::create_directories(source + "/lib");
@@ -34,8 +34,7 @@ class ApiSharedTrees : public ::testing::Test {
     std::ofstream(source + "/lib/tool.js") << "console.log('tool');\n";
   }
   static void TearDownTestSuite() {
-    stopCleanly(*server);
-    delete server;
+    stopServer();
     removeTree(scratch);
   }
   void SetUp() override {
@@ -49,7 +48,7 @@ class ApiSharedTrees : public ::testing::Test {
   }
   static HttpResult call(const std::string& method, const json& request,
                          const BerthdProcess* on = nullptr) {
-    return (on ? on : server)
+    return (on ? on : server.get())
         ->api()
         .post("/serviceprobe/runtime.shared_trees.v1/" + method, request);
   }
@@ -81,7 +80,6 @@ class ApiSharedTrees : public ::testing::Test {
   static std::string shared() { return server->dataDir() + "/shared"; }
   static std::string runs() { return readFile(shared() + "/.home/runs"); }
 
-  static inline BerthdProcess* server = nullptr;
   static inline std::string scratch, source;
 };
 

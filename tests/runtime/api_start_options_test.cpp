@@ -16,6 +16,7 @@
 
 #include "../projects/api_support.hpp"
 #include "host_requests.hpp"
+#include "support/berthd_suite.hpp"
 #include "support/service_probe.hpp"
 
 using namespace berth::testing;
@@ -50,21 +51,19 @@ require('http').createServer((req, res) => {
 }).listen(Number(process.env.PORT), '127.0.0.1');
 )JS";
 
-class ApiStartOptions : public ::testing::Test {
+class ApiStartOptions : public BerthdSuite {
  protected:
   static void SetUpTestSuite() {
     BerthdOptions options;
     options.plugins = {"projects", "storage", "runtime", "serviceprobe"};
     options.extra_yaml = secretsKeyYaml() + "  creation_burst: 100\n";
-    server = new BerthdProcess(options);
-    server->start();
-    owner = new Account(makeAccount(*server, "startopt"));
+    startServer(options);
+    owner = std::make_unique<Account>(makeAccount(*server, "startopt"));
     shared = server->dataDir() + "/shared";
   }
   static void TearDownTestSuite() {
-    stopCleanly(*server);
-    delete owner;
-    delete server;
+    stopServer();
+    owner.reset();
   }
   static ApiClient api() { return server->api(owner->token); }
   static HttpResult call(const std::string& service, const std::string& method,
@@ -114,8 +113,7 @@ class ApiStartOptions : public ::testing::Test {
     EXPECT_EQ(errorText(r), error) << request.dump();
   }
 
-  static inline BerthdProcess* server = nullptr;
-  static inline Account* owner = nullptr;
+  static inline std::unique_ptr<Account> owner;
   static inline std::string shared;
 };
 

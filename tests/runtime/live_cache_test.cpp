@@ -15,6 +15,7 @@
 
 #include "../projects/api_support.hpp"
 #include "../projects/kept_answers_suite.hpp"
+#include "support/release_upload.hpp"
 #include "tar_builder.hpp"
 
 using namespace berth::testing;
@@ -32,24 +33,9 @@ class LiveCache : public KeptAnswersSuite {
     startSuite({"projects", "storage", "runtime"}, "liveown", kChannel);
   }
   // Uploads a static site and waits until its build is done; the release id.
-  static std::string deployLive(const std::string& name, const std::string& text) {
-    auto r = api().raw("POST", "/projects/" + name + "/deploys",
-                       TarBuilder().file("index.html", text).finish(),
-                       {"Content-Type: application/gzip"});
-    if (r.status != 202)
-      throw std::runtime_error("POST deploys: " + std::to_string(r.status) + " " + r.body);
-    std::string id = r.json().at("id").get<std::string>();
-    json release;
-    bool done = eventually(
-        [&] {
-          auto g = api().get("/projects/" + name + "/deploys/" + id);
-          release = g.json();
-          return g.status == 200 && release.value("status", "") != "building";
-        },
-        std::chrono::seconds(60));
-    if (!done || release.value("status", "") != "live")
-      throw std::runtime_error("release " + id + " did not become live: " + release.dump());
-    return id;
+  static std::string deploySite(const std::string& name, const std::string& text) {
+    return deployLive(api(), name, TarBuilder().file("index.html", text).finish(),
+                      std::chrono::seconds(60));
   }
   // The id of the project's `live` in GET /projects (the list: one call of runtime.status.v1
   // `projects` for every project of the account); "" when it is null.
@@ -86,9 +72,9 @@ TEST_F(LiveCache, AReleaseMadeLiveThroughTheApiShowsInTheVeryNextList) {
   TriggerOff off(*db);
   EXPECT_EQ(liveId(name), "");  // kept from here on
   EXPECT_EQ(liveId(name), "");
-  std::string r1 = deployLive(name, "one");
+  std::string r1 = deploySite(name, "one");
   EXPECT_EQ(liveId(name), r1);  // the build finished: finishLive
-  std::string r2 = deployLive(name, "two");
+  std::string r2 = deploySite(name, "two");
   EXPECT_EQ(liveId(name), r2);
   auto promoted = api().post("/projects/" + name + "/deploys/" + r1 + "/promote", {});
   ASSERT_EQ(promoted.status, 200) << promoted.body;
@@ -98,7 +84,7 @@ TEST_F(LiveCache, AReleaseMadeLiveThroughTheApiShowsInTheVeryNextList) {
 
 TEST_F(LiveCache, AChangeBySqlShowsWithinFiveSeconds) {
   std::string name = project("sqllive");
-  std::string r1 = deployLive(name, "one");
+  std::string r1 = deploySite(name, "one");
   ASSERT_EQ(liveId(name), r1);  // kept from here on
   ASSERT_EQ(liveId(name), r1);
   ASSERT_FALSE(ListenerProbe(*db, kChannel).pid().empty());
@@ -119,7 +105,7 @@ TEST_F(LiveCache, AChangeBySqlShowsWithinFiveSeconds) {
 // ListenerProbe::readsAfterCut can prove came after the loss was noticed, and after.
 TEST_F(LiveCache, NothingKeptIsServedWhileTheListenerIsGone) {
   std::string name = project("lostlive");
-  std::string r1 = deployLive(name, "one");
+  std::string r1 = deploySite(name, "one");
   ASSERT_EQ(liveId(name), r1);  // kept from here on
   ASSERT_EQ(liveId(name), r1);
 

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "api_support.hpp"
+#include "support/berthd_suite.hpp"
 #include "support/service_probe.hpp"
 
 using namespace berth::testing;
@@ -22,20 +23,14 @@ namespace {
 
 constexpr int kLimit = 4;  // scheduler.max_schedules_per_project of this suite
 
-class SchedulesService : public ::testing::Test {
+class SchedulesService : public BerthdSuite {
  protected:
   static void SetUpTestSuite() {
     BerthdOptions options;
     options.plugins = {"projects", "scheduler", "serviceprobe"};
     options.extra_yaml =
         "scheduler:\n  max_schedules_per_project: " + std::to_string(kLimit) + "\n";
-    server = new BerthdProcess(options);
-    server->start();
-  }
-  static void TearDownTestSuite() {
-    stopCleanly(*server);
-    delete server;
-    server = nullptr;
+    startServer(options);
   }
   static ApiClient api(const Account& a) { return server->api(a.token); }
 
@@ -63,8 +58,6 @@ class SchedulesService : public ::testing::Test {
     m.id = projectId(*server, m.name);
     return m;
   }
-
-  static inline BerthdProcess* server = nullptr;
 };
 
 bool isHex48(const json& v) {

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "api_support.hpp"
+#include "support/berthd_suite.hpp"
 
 using namespace berth::testing;
 using namespace berth::testing::scheduler_api;
@@ -19,21 +20,14 @@ namespace {
 
 const std::string kNoSuchSchedule = "no such schedule";
 
-class ApiSchedules : public ::testing::Test {
+class ApiSchedules : public BerthdSuite {
  protected:
   static void SetUpTestSuite() {
     BerthdOptions options;
     options.plugins = {"projects", "scheduler"};
-    server = new BerthdProcess(options);
-    server->start();
-  }
-  static void TearDownTestSuite() {
-    stopCleanly(*server);
-    delete server;
-    server = nullptr;
+    startServer(options);
   }
   static ApiClient api(const Account& a) { return server->api(a.token); }
-  static inline BerthdProcess* server = nullptr;
 };
 
 bool isHex48(const json& v) {

@@ -14,6 +14,7 @@
 #include "api_support.hpp"
 #include "scheduler/test_app.hpp"
 #include "scheduler_clock.hpp"
+#include "support/berthd_suite.hpp"
 
 using namespace berth::testing;
 using namespace berth::testing::scheduler_api;
@@ -30,20 +31,17 @@ std::string runnerYaml(uint16_t app_port, const std::string& extra = "") {
          extra + "schedtarget:\n  port: " + std::to_string(app_port) + "\n";
 }
 
-class Runner : public ::testing::Test {
+class Runner : public BerthdSuite {
  protected:
   static void SetUpTestSuite() {
     app = new TestApp(48);
     BerthdOptions options;
     options.plugins = {"projects", "scheduler", "schedtarget"};
     options.extra_yaml = runnerYaml(app->port());
-    server = new BerthdProcess(options);
-    server->start();
+    startServer(options);
   }
   static void TearDownTestSuite() {
-    stopCleanly(*server);
-    delete server;
-    server = nullptr;
+    stopServer();
     delete app;
     app = nullptr;
   }
@@ -70,7 +68,6 @@ class Runner : public ::testing::Test {
   }
 
   static inline TestApp* app = nullptr;
-  static inline BerthdProcess* server = nullptr;
 };
 
 bool ran(const json& s) {

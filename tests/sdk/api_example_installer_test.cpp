@@ -15,6 +15,7 @@
 
 #include "projects/api_support.hpp"
 #include "runtime/host_requests.hpp"
+#include "support/berthd_suite.hpp"
 #include "util/process.hpp"
 
 using namespace berth::testing;
@@ -25,7 +26,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-class ApiExampleInstaller : public ::testing::Test {
+class ApiExampleInstaller : public BerthdSuite {
  protected:
   static void SetUpTestSuite() {
     dir = makeTempDir("berth-example-installer-");
@@ -36,14 +37,12 @@ class ApiExampleInstaller : public ::testing::Test {
     options.plugin_dir = prefix() + "/lib/berth";
     options.plugins = {"projects", "storage", "runtime", "templates", "guestbook"};
     options.extra_yaml = secretsKeyYaml() + "templates:\n  answer_within_seconds: 120\n";
-    server = new BerthdProcess(options);
-    server->start();
-    ann = new Account(makeAccount(*server, "guestann"));
+    startServer(options);
+    ann = std::make_unique<Account>(makeAccount(*server, "guestann"));
   }
   static void TearDownTestSuite() {
-    if (server != nullptr) stopCleanly(*server);
-    delete ann;
-    delete server;
+    stopServer();
+    ann.reset();
     removeTree(dir);
   }
   void SetUp() override {
@@ -90,8 +89,7 @@ class ApiExampleInstaller : public ::testing::Test {
 
   static inline std::string dir;
   static inline std::string problem;
-  static inline BerthdProcess* server = nullptr;
-  static inline Account* ann = nullptr;
+  static inline std::unique_ptr<Account> ann;
 };
 
 TEST_F(ApiExampleInstaller, TheExampleIsInstalledBesideBerthdsPlugins) {

@@ -9,6 +9,7 @@
 
 #include "db/pool.hpp"
 #include "sql_api_support.hpp"
+#include "support/berthd_suite.hpp"
 
 using namespace berth::testing;
 using namespace berth::testing::sqlconsole_api;
@@ -16,22 +17,19 @@ using nlohmann::json;
 
 namespace {
 
-class SqlService : public ::testing::Test {
+class SqlService : public BerthdSuite {
  protected:
   static void SetUpTestSuite() {
     BerthdOptions options;
     options.plugins = {"projects", "sqlconsole", "serviceprobe"};
     // A 1 s statement timeout tests the timeout quickly.
     options.extra_yaml = "sqlconsole:\n  statement_timeout_seconds: 1\n";
-    server = new BerthdProcess(options);
-    server->start();
-    owner = new Account(makeAccount(*server, "sqlsvc"));
+    startServer(options);
+    owner = std::make_unique<Account>(makeAccount(*server, "sqlsvc"));
   }
   static void TearDownTestSuite() {
-    stopCleanly(*server);
-    delete owner;
-    delete server;
-    server = nullptr;
+    stopServer();
+    owner.reset();
   }
   static ApiClient client() { return server->api(owner->token); }
   static TestProject project(const std::string& label) {
@@ -50,8 +48,7 @@ class SqlService : public ::testing::Test {
                                r.body.substr(0, 400));
     return r.json();
   }
-  static inline BerthdProcess* server = nullptr;
-  static inline Account* owner = nullptr;
+  static inline std::unique_ptr<Account> owner;
 };
 
 // The control plane's database name.

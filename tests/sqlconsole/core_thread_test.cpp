@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "rows_support.hpp"
+#include "support/berthd_suite.hpp"
 
 using namespace berth::testing;
 using namespace berth::testing::rows_api;
@@ -29,7 +30,7 @@ constexpr const char* kSchema = R"SQL(
     1 / (SELECT count(*) FROM naps WHERE seconds < 0) AS boom;
 )SQL";
 
-class CoreThreadReads : public ::testing::Test {
+class CoreThreadReads : public BerthdSuite {
  protected:
   static void SetUpTestSuite() {
     BerthdOptions options;
@@ -40,9 +41,8 @@ class CoreThreadReads : public ::testing::Test {
                          "sqlconsole:\n  statement_timeout_seconds: 20\n"
                          "  catalog_recheck_ms: 60000\n  core_thread_wait_us: 2000\n";
     options.set = {"edge.backend_threads=1"};
-    server = new BerthdProcess(options);
-    server->start();
-    owner = new Account(projects_api::makeAccount(*server, "lanes"));
+    startServer(options);
+    owner = std::make_unique<Account>(projects_api::makeAccount(*server, "lanes"));
     project = projects_api::mustCreate(server->api(owner->token), "lanes").at("name");
     auto db = projectSession(*server, project);
     db.execSimple(kSchema);
@@ -55,8 +55,8 @@ class CoreThreadReads : public ::testing::Test {
                 200);
   }
   static void TearDownTestSuite() {
-    delete owner;
-    delete server;
+    owner.reset();
+    dropServer();
   }
 
   static HttpResult rows(const std::string& table, const std::string& q = "") {
@@ -120,8 +120,7 @@ class CoreThreadReads : public ::testing::Test {
     setNap(0);
   }
 
-  static inline BerthdProcess* server = nullptr;
-  static inline Account* owner = nullptr;
+  static inline std::unique_ptr<Account> owner;
   static inline std::string project, key;
 };
 

@@ -66,7 +66,7 @@ class DataApi : public SqlconsoleServerSuite {
   static void TearDownTestSuite() {
     delete owner;
     delete stranger;
-    stopServer();
+    dropServer();
   }
 
   // One value from the front project's database.

@@ -67,7 +67,7 @@ class RowsApi : public SqlconsoleServerSuite {
   static void TearDownTestSuite() {
     delete owner;
     delete stranger;
-    stopServer();
+    dropServer();
   }
 
   static std::string rowsPath(const std::string& table, const std::string& q = "") {

@@ -32,7 +32,7 @@ class RowsNamesApi : public SqlconsoleServerSuite {
   }
   static void TearDownTestSuite() {
     delete owner;
-    stopServer();
+    dropServer();
   }
   // GET .../tables/people/rows with the query string exactly as given (already encoded).
   static HttpResult rows(const std::string& raw_query) {

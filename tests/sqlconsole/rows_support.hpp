@@ -11,6 +11,7 @@
 
 #include "../projects/api_support.hpp"
 #include "pg_session.hpp"
+#include "support/berthd_suite.hpp"
 
 namespace berth::testing::rows_api {
 
@@ -64,23 +65,18 @@ inline std::vector<int> ids(const nlohmann::json& rows) {
 }
 
 // A berthd with projects and sqlconsole, shared by every test of a suite. Statements are
-// stopped after one second so the timeout rule can be tested without waiting 15.
-class SqlconsoleServerSuite : public ::testing::Test {
+// stopped after one second so the timeout rule can be tested without waiting 15. A suite's
+// TearDownTestSuite stops it with dropServer (how berthd exits is not judged here).
+class SqlconsoleServerSuite : public BerthdSuite {
  protected:
   static void startServer(const std::string& extra_yaml = "") {
     BerthdOptions options;
     options.plugins = {"projects", "sqlconsole"};
     options.extra_yaml = projects_api::secretsKeyYaml() +
                          "sqlconsole:\n  statement_timeout_seconds: 1\n" + extra_yaml;
-    server = new BerthdProcess(options);
-    server->start();
-  }
-  static void stopServer() {
-    delete server;
-    server = nullptr;
+    BerthdSuite::startServer(options);
   }
   static ApiClient api(const Account& a) { return server->api(a.token); }
-  static inline BerthdProcess* server = nullptr;
 };
 
 }  // namespace berth::testing::rows_api

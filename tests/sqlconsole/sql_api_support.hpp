@@ -15,28 +15,23 @@
 #include <vector>
 
 #include "projects/api_support.hpp"
+#include "support/berthd_suite.hpp"
 
 namespace berth::testing::sqlconsole_api {
 
 using namespace berth::testing::projects_api;
 
 // A berthd with projects and sqlconsole; extra configuration per suite.
-class SqlconsoleSuite : public ::testing::Test {
+class SqlconsoleSuite : public BerthdSuite {
  protected:
   static void startServer(const std::string& extra_yaml = "") {
     BerthdOptions options;
     options.plugins = {"projects", "sqlconsole"};
     options.extra_yaml = extra_yaml;
-    server = new BerthdProcess(options);
-    server->start();
+    BerthdSuite::startServer(options);
   }
-  static void TearDownTestSuite() {
-    stopCleanly(*server);  // its threads joined, and no sanitizer report
-    delete server;
-    server = nullptr;
-  }
+  // BerthdSuite's TearDownTestSuite stops it cleanly: its threads joined, no sanitizer report.
   static ApiClient api(const Account& a) { return server->api(a.token); }
-  static inline BerthdProcess* server = nullptr;
 };
 
 struct TestProject {

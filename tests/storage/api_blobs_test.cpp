@@ -15,6 +15,7 @@
 
 #include "sha256.hpp"
 #include "storage_support.hpp"
+#include "support/berthd_suite.hpp"
 
 using namespace berth::testing;
 using namespace berth::testing::projects_api;
@@ -34,21 +35,20 @@ std::string slurp(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-class ApiBlobs : public ::testing::Test {
+class ApiBlobs : public BerthdSuite {
  protected:
   static void SetUpTestSuite() {
     BerthdOptions options;
     options.plugins = {"projects", "storage", "blobclient"};
     options.extra_yaml = "projects:\n  creation_burst: 100\n";
-    server = new BerthdProcess(options);
-    server->start();
-    owner = new Account(makeAccount(*server, "blobsown"));
+    startServer(options);
+    owner = std::make_unique<Account>(makeAccount(*server, "blobsown"));
     scratch = makeTempDir("storage-blobs-src");
   }
   static void TearDownTestSuite() {
     removeTree(scratch);
-    delete owner;
-    delete server;
+    owner.reset();
+    dropServer();
   }
   static ApiClient api() { return server->api(owner->token); }
   // A new project; returns its id.
@@ -71,8 +71,7 @@ class ApiBlobs : public ::testing::Test {
     return path;
   }
 
-  static inline BerthdProcess* server = nullptr;
-  static inline Account* owner = nullptr;
+  static inline std::unique_ptr<Account> owner;
   static inline std::string scratch;
 };
 

@@ -11,6 +11,7 @@
 
 #include "sha256.hpp"
 #include "storage_support.hpp"
+#include "support/berthd_suite.hpp"
 #include "support/process_pause.hpp"
 
 using namespace berth::testing;
@@ -22,22 +23,21 @@ namespace fs = std::filesystem;
 
 namespace {
 
-class ApiFiles : public ::testing::Test {
+class ApiFiles : public BerthdSuite {
  protected:
   static void SetUpTestSuite() {
     BerthdOptions options;
     // blobclient: to put a blob in another space, as the runtime would.
     options.plugins = {"projects", "storage", "blobclient"};
     options.extra_yaml = "projects:\n  creation_burst: 100\n";
-    server = new BerthdProcess(options);
-    server->start();
-    owner = new Account(makeAccount(*server, "filesown"));
-    stranger = new Account(makeAccount(*server, "filesoth"));
+    startServer(options);
+    owner = std::make_unique<Account>(makeAccount(*server, "filesown"));
+    stranger = std::make_unique<Account>(makeAccount(*server, "filesoth"));
   }
   static void TearDownTestSuite() {
-    delete owner;
-    delete stranger;
-    delete server;
+    owner.reset();
+    stranger.reset();
+    dropServer();
   }
   static ApiClient api(const Account& a) { return server->api(a.token); }
   // A new project of the owner's, named <label>-filesown.
@@ -55,9 +55,8 @@ class ApiFiles : public ::testing::Test {
     return r.json();
   }
 
-  static inline BerthdProcess* server = nullptr;
-  static inline Account* owner = nullptr;
-  static inline Account* stranger = nullptr;
+  static inline std::unique_ptr<Account> owner;
+  static inline std::unique_ptr<Account> stranger;
 };
 
 TEST_F(ApiFiles, AnUploadAnswers201AndIsServedOnTheProjectHost) {

@@ -7,10 +7,11 @@
 #include <string>
 
 #include "projects/api_support.hpp"
+#include "support/berthd_suite.hpp"
 
 namespace berth::testing {
 
-class StarterAppSuite : public ::testing::Test {
+class StarterAppSuite : public BerthdSuite {
  protected:
   // For the suite's SetUpTestSuite: `extra_yaml` is added after the secrets key.
   static void startServer(const std::string& app_installer, const std::string& account_slug,
@@ -19,22 +20,19 @@ class StarterAppSuite : public ::testing::Test {
     options.plugins = {"projects", "storage", "runtime", "scheduler", "templates", app_installer};
     options.extra_yaml = projects_api::secretsKeyYaml() + extra_yaml;
     installer = app_installer;
-    server = std::make_unique<BerthdProcess>(options);
-    server->start();
+    BerthdSuite::startServer(options);
     owner =
         std::make_unique<projects_api::Account>(projects_api::makeAccount(*server, account_slug));
   }
   static void TearDownTestSuite() {
-    if (server) stopCleanly(*server);
+    stopServer();
     owner.reset();
-    server.reset();
   }
   static ApiClient api() { return server->api(owner->token); }
   static std::string installPath(const std::string& project) {
     return "/projects/" + project + "/app-templates/" + installer + "/install";
   }
 
-  static inline std::unique_ptr<BerthdProcess> server;
   static inline std::unique_ptr<projects_api::Account> owner;
   static inline std::string installer;
 };

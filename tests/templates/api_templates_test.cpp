@@ -27,10 +27,9 @@ class ApiTemplates : public ProjectsServerSuite {
     bob = new Account(makeAccount(*server, "tplbob1"));
   }
   static void TearDownTestSuite() {
-    stopCleanly(*server);
+    stopServer();
     delete ann;
     delete bob;
-    ProjectsServerSuite::TearDownTestSuite();
   }
   static std::string install(const std::string& project, const std::string& slug) {
     return "/projects/" + project + "/app-templates/" + slug + "/install";
