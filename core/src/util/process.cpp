@@ -1,27 +1,24 @@
-// fork/exec with everything the child needs prepared before fork: between fork and exec only
-// async-signal-safe calls are allowed, because another thread may hold malloc's lock.
+// Child processes through berth::common's spawnProcess; what stays here is the core's own part:
+// a user looked up by name (with its supplementary groups), the inherited environment with
+// overrides, and Child's kill-on-destruction lifetime.
 #include "util/process.hpp"
 
-#include <fcntl.h>
 #include <grp.h>
-#include <linux/close_range.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <cerrno>
-#include <cstring>
 #include <stdexcept>
 #include <thread>
+
+#include "berth/common/fd.hpp"
+#include "berth/common/spawn.hpp"
 
 extern char** environ;
 
@@ -29,71 +26,22 @@ namespace berth::core {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using common::errnoText;
+using common::Fd;
 
-ExitStatus decodeStatus(int raw) {
-  ExitStatus status;
-  if (WIFEXITED(raw)) {
-    status.exited = true;
-    status.code = WEXITSTATUS(raw);
-  } else if (WIFSIGNALED(raw)) {
-    status.signal = WTERMSIG(raw);
-  }
-  return status;
+ExitStatus fromCommon(const common::ExitStatus& status) {
+  return ExitStatus{status.exited, status.code, status.signal};
 }
 
-// Closes a descriptor when the scope ends (the parent's ends of pipes).
-class Fd {
- public:
-  explicit Fd(int fd = -1) : fd_(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() { reset(); }
-  int get() const { return fd_; }
-  void reset() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-
- private:
-  int fd_;
-};
-
-std::string errnoText(int err) {
-  char buffer[256];
-  // GNU strerror_r may return a static string instead of filling the buffer.
-  return ::strerror_r(err, buffer, sizeof buffer);
-}
-
-// Keeps strings alive and hands out the char* array exec wants.
-class CStringArray {
- public:
-  void add(std::string value) { storage_.push_back(std::move(value)); }
-  char** data() {
-    pointers_.clear();
-    for (auto& s : storage_) pointers_.push_back(s.data());
-    pointers_.push_back(nullptr);
-    return pointers_.data();
-  }
-
- private:
-  std::vector<std::string> storage_;
-  std::vector<char*> pointers_;
-};
-
-CStringArray mergedEnvironment(const std::map<std::string, std::string>& overrides) {
-  CStringArray env;
+std::vector<std::string> mergedEnvironment(const std::map<std::string, std::string>& overrides) {
+  std::vector<std::string> env;
   for (char** entry = environ; entry && *entry; ++entry) {
     std::string_view line(*entry);
     auto name = line.substr(0, line.find('='));
-    if (!overrides.contains(std::string(name))) env.add(std::string(line));
+    if (!overrides.contains(std::string(name))) env.emplace_back(line);
   }
-  for (const auto& [name, value] : overrides) env.add(name + "=" + value);
+  for (const auto& [name, value] : overrides) env.push_back(name + "=" + value);
   return env;
-}
-
-bool isExecutableFile(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
 }
 
 // PATH lookup happens in the parent: execvp may allocate, which is unsafe after fork.
@@ -107,30 +55,18 @@ std::string resolveProgram(const std::string& program, const SpawnOptions& optio
   } else {
     path_list = "/usr/local/bin:/usr/bin:/bin";
   }
-  size_t start = 0;
-  while (start <= path_list.size()) {
-    size_t end = path_list.find(':', start);
-    if (end == std::string::npos) end = path_list.size();
-    std::string dir = path_list.substr(start, end - start);
-    std::string candidate = (dir.empty() ? "." : dir) + "/" + program;
-    if (isExecutableFile(candidate)) return candidate;
-    start = end + 1;
-  }
+  if (auto found = common::findOnPath(program, path_list)) return *found;
   throw std::runtime_error("cannot start " + program + ": " + errnoText(ENOENT));
 }
 
-struct Credentials {
-  uid_t uid;
-  gid_t gid;
-  std::vector<gid_t> groups;
-};
-
-std::optional<Credentials> credentialsFor(const SpawnOptions& options, const std::string& argv0) {
+// A user is switched to only when berthd is root; its supplementary groups come along.
+std::optional<common::SpawnCredentials> credentialsFor(const SpawnOptions& options,
+                                                       const std::string& argv0) {
   if (!options.run_as || ::geteuid() != 0) return std::nullopt;
   auto user = lookupUser(*options.run_as);
   if (!user)
     throw std::runtime_error("cannot start " + argv0 + ": no user called " + *options.run_as);
-  Credentials creds{user->uid, user->gid, {}};
+  common::SpawnCredentials creds{user->uid, user->gid, {}};
   int count = 32;
   for (;;) {
     creds.groups.resize(static_cast<size_t>(count));
@@ -144,105 +80,21 @@ std::optional<Credentials> credentialsFor(const SpawnOptions& options, const std
   return creds;
 }
 
-[[noreturn]] void reportErrnoAndExit(int report_fd) {
-  int err = errno;
-  ssize_t ignored = ::write(report_fd, &err, sizeof err);
-  (void)ignored;
-  ::_exit(127);
-}
-
-// Runs in the forked child. Reports errno through report_fd and exits on any failure.
-[[noreturn]] void childMain(const char* program, char** argv, char** envp,
-                            const SpawnOptions& options, const std::optional<Credentials>& creds,
-                            int output_fd, int report_fd, pid_t parent) {
-  auto fail = [report_fd]() { reportErrnoAndExit(report_fd); };
-
-  // berthd blocks or ignores signals (sigwait, SIGPIPE); a child must start with defaults.
-  sigset_t none;
-  ::sigemptyset(&none);
-  ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  for (int sig = 1; sig < NSIG; ++sig) {
-    if (sig != SIGKILL && sig != SIGSTOP) ::signal(sig, SIG_DFL);
-  }
-
-  if (options.new_process_group && ::setpgid(0, 0) != 0) fail();
-
-  int null_fd = ::open("/dev/null", O_RDONLY);
-  if (null_fd < 0 || ::dup2(null_fd, STDIN_FILENO) < 0) fail();
-  if (null_fd > STDERR_FILENO) ::close(null_fd);
-
-  if (output_fd < 0 && !options.output_file.empty()) {
-    output_fd = ::open(options.output_file.c_str(), O_WRONLY | O_APPEND | O_CREAT, 0644);
-    if (output_fd < 0) fail();
-  }
-  if (output_fd >= 0) {
-    if (::dup2(output_fd, STDOUT_FILENO) < 0 || ::dup2(output_fd, STDERR_FILENO) < 0) fail();
-    if (output_fd > STDERR_FILENO) ::close(output_fd);
-  }
-
-  if (creds) {
-    if (::setgroups(creds->groups.size(), creds->groups.data()) != 0) fail();
-    if (::setgid(creds->gid) != 0) fail();
-    if (::setuid(creds->uid) != 0) fail();
-  }
-  if (!options.cwd.empty() && ::chdir(options.cwd.c_str()) != 0) fail();
-  // After the credentials change, which clears the setting.
-  if (options.parent_death_signal != 0) {
-    if (::prctl(PR_SET_PDEATHSIG, options.parent_death_signal) != 0) fail();
-    if (::getppid() != parent) ::_exit(1);  // the parent died before the setting took hold
-  }
-
-  // Descriptors opened elsewhere without O_CLOEXEC must not leak into the program.
-  if (::syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
-    for (int fd = 3; fd < 4096; ++fd) {
-      if (fd != report_fd) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
-    }
-  }
-  ::execve(program, argv, envp);
-  reportErrnoAndExit(report_fd);
-}
-
 Child spawnWithOutputFd(const std::vector<std::string>& argv, const SpawnOptions& options,
                         int output_fd) {
   if (argv.empty()) throw std::invalid_argument("spawn: empty argv");
-  std::string program = resolveProgram(argv[0], options);
-  auto creds = credentialsFor(options, argv[0]);
-  CStringArray args;
-  for (const auto& arg : argv) args.add(arg);
-  CStringArray env = mergedEnvironment(options.env);
-  char** argv_ptrs = args.data();
-  char** env_ptrs = env.data();
-
-  int report[2];
-  if (::pipe2(report, O_CLOEXEC) != 0) {
-    throw std::runtime_error("cannot start " + argv[0] + ": " + errnoText(errno));
-  }
-  Fd report_read(report[0]);
-  Fd report_write(report[1]);
-
-  pid_t parent = ::getpid();
-  pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error("cannot start " + argv[0] + ": " + errnoText(errno));
-  if (pid == 0) {
-    childMain(program.c_str(), argv_ptrs, env_ptrs, options, creds, output_fd, report_write.get(),
-              parent);
-  }
-  // Also from the parent, so a signal to the group right after spawn cannot miss the child.
-  if (options.new_process_group) ::setpgid(pid, pid);
-  report_write.reset();
-
-  int child_errno = 0;
-  ssize_t got;
-  do {
-    got = ::read(report_read.get(), &child_errno, sizeof child_errno);
-  } while (got < 0 && errno == EINTR);
-  if (got > 0) {
-    int raw = 0;
-    while (::waitpid(pid, &raw, 0) < 0 && errno == EINTR) {
-    }
-    throw std::runtime_error("cannot start " + argv[0] + ": " + errnoText(child_errno));
-  }
-  return Child(pid);
+  common::SpawnRequest request;
+  request.program = resolveProgram(argv[0], options);
+  request.credentials = credentialsFor(options, argv[0]);
+  request.argv = argv;
+  request.environment = mergedEnvironment(options.env);
+  request.cwd = options.cwd;
+  request.new_process_group = options.new_process_group;
+  request.parent_death_signal = options.parent_death_signal;
+  request.stdout_fd = output_fd;
+  request.stderr_fd = output_fd;
+  request.output_file = options.output_file;
+  return Child(common::spawnProcess(request));
 }
 
 }  // namespace
@@ -277,18 +129,11 @@ Child::~Child() {
 
 bool Child::running() {
   if (pid_ <= 0 || status_) return false;
-  int raw = 0;
-  pid_t got = ::waitpid(pid_, &raw, WNOHANG);
-  if (got == pid_) {
-    status_ = decodeStatus(raw);
-    return false;
-  }
-  if (got < 0 && errno == ECHILD) {
-    // Reaped elsewhere (or SIGCHLD ignored): we cannot know how it ended.
-    status_ = ExitStatus{};
-    return false;
-  }
-  return true;
+  // Reaped elsewhere (or SIGCHLD ignored): an empty status, since how it ended is unknown.
+  auto status = common::reapIfExited(pid_);
+  if (!status) return true;
+  status_ = fromCommon(*status);
+  return false;
 }
 
 void Child::signal(int sig) {
@@ -310,13 +155,7 @@ std::optional<ExitStatus> Child::wait(std::chrono::milliseconds timeout) {
 
 ExitStatus Child::waitForever() {
   if (pid_ <= 0) return status_.value_or(ExitStatus{});
-  if (!status_) {
-    int raw = 0;
-    pid_t got;
-    while ((got = ::waitpid(pid_, &raw, 0)) < 0 && errno == EINTR) {
-    }
-    status_ = got == pid_ ? decodeStatus(raw) : ExitStatus{};
-  }
+  if (!status_) status_ = fromCommon(common::reap(pid_));
   return *status_;
 }
 
@@ -335,15 +174,14 @@ Child spawn(const std::vector<std::string>& argv, const SpawnOptions& options) {
 
 RunResult runCommand(const std::vector<std::string>& argv, const SpawnOptions& options,
                      std::chrono::milliseconds timeout) {
-  int out[2];
-  if (::pipe2(out, O_CLOEXEC) != 0) {
+  auto out = common::makePipe(O_CLOEXEC);
+  if (!out) {
     throw std::runtime_error("cannot start " + (argv.empty() ? "" : argv[0]) + ": " +
                              errnoText(errno));
   }
-  Fd out_read(out[0]);
-  Fd out_write(out[1]);
-  Child child = spawnWithOutputFd(argv, options, out_write.get());
-  out_write.reset();
+  Fd out_read = std::move(out->read);
+  Child child = spawnWithOutputFd(argv, options, out->write.get());
+  out->write.reset();
 
   RunResult result;
   auto deadline = Clock::now() + timeout;
@@ -401,9 +239,9 @@ std::optional<UserIds> lookupUser(const std::string& name) {
 }
 
 uint16_t freeLoopbackPort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) throw std::runtime_error("cannot open a socket: " + errnoText(errno));
-  Fd guard(fd);
+  Fd guard(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!guard) throw std::runtime_error("cannot open a socket: " + errnoText(errno));
+  const int fd = guard.get();
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);

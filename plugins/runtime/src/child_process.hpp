@@ -1,6 +1,6 @@
-// fork/exec of an app process, written for the plugin (plugins include no core sources; the
-// core's util/process is the model). Everything the child needs is prepared before fork: only
-// async-signal-safe calls run between fork and exec.
+// Starting an app process: the runtime's rules (a project's own uid and gid, never root, the
+// whole environment given, its own process group, SIGKILL when the spawning thread ends) on
+// top of berth::common's spawnProcess, which does the fork/exec.
 #pragma once
 #include <sys/types.h>
 
@@ -9,6 +9,9 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "berth/common/fd.hpp"
+#include "berth/common/spawn.hpp"
 
 namespace berth::runtime {
 
@@ -36,9 +39,9 @@ struct ChildSpec {
 };
 
 struct StartedChild {
-  pid_t pid = -1;      // also the process group id (the child leads its own group)
-  int output_fd = -1;  // read end of the pipe carrying stdout and stderr; the caller closes it
-  int input_fd = -1;   // with pipe_stdin: write end of its stdin (close-on-exec); caller closes
+  pid_t pid = -1;     // also the process group id (the child leads its own group)
+  common::Fd output;  // read end of the pipe carrying stdout and stderr
+  common::Fd input;   // with pipe_stdin: write end of its stdin (close-on-exec)
 };
 
 // Throws std::runtime_error("cannot start <argv0>: <why>") when it cannot start, including a
@@ -47,21 +50,14 @@ struct StartedChild {
 // as the process should.
 StartedChild spawnChild(const ChildSpec& spec);
 
-struct ChildExit {
-  bool exited = false;  // exited normally (code valid), otherwise killed by `signal`
-  int code = 0;
-  int signal = 0;
-  std::string describe() const;  // "exited with code 3", "was killed by signal 9"
-};
-
-// Reaps without waiting: nullopt while it runs.
-std::optional<ChildExit> reapIfExited(pid_t pid);
-ChildExit reap(pid_t pid);
+// How a child ended: "exited with code 3", "was killed by signal 9" (describe()).
+using ChildExit = common::ExitStatus;
+// reapIfExited (nullopt while it runs), reap (waits), openPidFd (readable once it exits).
+using common::openPidFd;
+using common::reap;
+using common::reapIfExited;
 
 // SIGTERM to the group, up to `grace` for it to end, then SIGKILL to the group; reaps.
 ChildExit stopChild(pid_t pid, std::chrono::milliseconds grace);
-
-// A pidfd for `pid` (readable once it exits), or -1 when the kernel has none.
-int openPidFd(pid_t pid);
 
 }  // namespace berth::runtime

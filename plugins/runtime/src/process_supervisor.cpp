@@ -276,7 +276,6 @@ void AppProcess::readOutput(int fd) {
     splitter.feed(std::string_view(buffer, static_cast<std::size_t>(got)), sink);
   }
   splitter.finish(sink);
-  ::close(fd);
 }
 
 StartOutcome AppProcess::launch() {
@@ -317,12 +316,13 @@ StartOutcome AppProcess::launch() {
     child.cwd = spec_.release_dir;
     child.run_as = spec_.run_as;
     child.ignore_term = spec_.sandbox.has_value();
-    const StartedChild started = spawnChild(child);
+    StartedChild started = spawnChild(child);
     pid_ = started.pid;
     outcome.port = port;
     ++starts_;
     reader_stop_ = false;
-    reader_ = std::thread([this, fd = started.output_fd] { readOutput(fd); });
+    // The thread owns the pipe's read end: it closes when the reader is done.
+    reader_ = std::thread([this, fd = std::move(started.output)] { readOutput(fd.get()); });
   } catch (const std::exception& e) {
     return failed(e.what());
   }
@@ -465,7 +465,7 @@ void AppProcess::run() {
     finishWaiters(outcome);
 
     // Running: wait for it to exit or for a stop.
-    const int pidfd = openPidFd(pid_);
+    const common::Fd pidfd = openPidFd(pid_);
     bool stop_asked = false;
     for (;;) {
       {
@@ -473,14 +473,13 @@ void AppProcess::run() {
         stop_asked = !want_running_ || shutdown_;
       }
       if (stop_asked || hasExited(pid_)) break;
-      struct pollfd fds[2] = {{wake_fd_, POLLIN, 0}, {pidfd, POLLIN, 0}};
-      if (::poll(fds, pidfd >= 0 ? 2 : 1, pidfd >= 0 ? -1 : 100) > 0 && (fds[0].revents & POLLIN)) {
+      struct pollfd fds[2] = {{wake_fd_, POLLIN, 0}, {pidfd.get(), POLLIN, 0}};
+      if (::poll(fds, pidfd ? 2 : 1, pidfd ? -1 : 100) > 0 && (fds[0].revents & POLLIN)) {
         std::uint64_t count = 0;
         ssize_t ignored = ::read(wake_fd_, &count, sizeof count);
         (void)ignored;
       }
     }
-    if (pidfd >= 0) ::close(pidfd);
     if (stop_asked) {
       drain(port_);
       const ChildExit exit = stopChild(pid_, spec_.stop_grace);

@@ -109,12 +109,10 @@ CommandRun runBuildCommand(const std::vector<std::string>& argv, const SandboxMo
     return run;
   }
   std::size_t input_written = 0;
-  if (child.input_fd >= 0) {
-    ::fcntl(child.input_fd, F_SETFL, ::fcntl(child.input_fd, F_GETFL) | O_NONBLOCK);
-    if (!feedInput(child.input_fd, *io.input, input_written)) {
-      ::close(child.input_fd);  // all of it written (or nobody reads): its stdin ends
-      child.input_fd = -1;
-    }
+  if (child.input) {
+    ::fcntl(child.input.get(), F_SETFL, ::fcntl(child.input.get(), F_GETFL) | O_NONBLOCK);
+    if (!feedInput(child.input.get(), *io.input, input_written))
+      child.input.reset();  // all of it written (or nobody reads): its stdin ends
   }
   const auto deadline = Clock::now() + limits.timeout;
   bool cut = false;
@@ -132,25 +130,23 @@ CommandRun runBuildCommand(const std::vector<std::string>& argv, const SandboxMo
       run.timed_out = true;
       break;
     }
-    struct pollfd p[2] = {{child.output_fd, POLLIN, 0}, {child.input_fd, POLLOUT, 0}};
-    const nfds_t count = child.input_fd >= 0 ? 2 : 1;
+    struct pollfd p[2] = {{child.output.get(), POLLIN, 0}, {child.input.get(), POLLOUT, 0}};
+    const nfds_t count = child.input ? 2 : 1;
     const int ready = ::poll(p, count, static_cast<int>(std::min<long long>(left.count(), 200)));
     if (ready < 0 && errno == EINTR) continue;
     if (ready == 0) continue;
-    if (count == 2 && p[1].revents != 0 && !feedInput(child.input_fd, *io.input, input_written)) {
-      ::close(child.input_fd);
-      child.input_fd = -1;
-    }
+    if (count == 2 && p[1].revents != 0 && !feedInput(child.input.get(), *io.input, input_written))
+      child.input.reset();
     if (p[0].revents == 0) continue;
-    const ssize_t got = ::read(child.output_fd, buffer, sizeof buffer);
+    const ssize_t got = ::read(child.output.get(), buffer, sizeof buffer);
     if (got < 0 && errno == EINTR) continue;
     if (got <= 0) break;  // every writer closed the pipe: it has ended
     const std::string_view piece(buffer, static_cast<std::size_t>(got));
     appendBounded(run.log, piece, limits.max_log_bytes, cut);
     if (io.on_output) io.on_output(piece);
   }
-  ::close(child.output_fd);
-  if (child.input_fd >= 0) ::close(child.input_fd);
+  child.output.reset();
+  child.input.reset();
   // Its output ended; it may still be finishing (closing stdout is not exiting).
   while (!run.timed_out && !run.cancelled) {
     if (cancelRequested()) {

@@ -18,34 +18,14 @@
 #include <utility>
 #include <vector>
 
+#include "berth/common/fd.hpp"
+
 namespace berth::runtime {
 namespace {
 
 namespace fs = std::filesystem;
 
-class Fd {
- public:
-  explicit Fd(int fd = -1) : fd_(fd) {}
-  Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  Fd& operator=(Fd&& other) noexcept {
-    if (this != &other) {
-      reset();
-      fd_ = std::exchange(other.fd_, -1);
-    }
-    return *this;
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() { reset(); }
-  int get() const { return fd_; }
-  void reset() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-
- private:
-  int fd_;
-};
+using common::Fd;
 
 std::string errnoText(int err) {
   return std::error_code(err, std::generic_category()).message();

@@ -1,5 +1,5 @@
-// Running a helper program (pg_dump) from a worker thread: posix_spawn, stdout to a file or
-// /dev/null, stderr captured (its last 64 KB) for the error message, no shell.
+// Running a helper program (pg_dump) from a worker thread: berth::common's spawnProcess, stdout
+// to /dev/null, stderr captured (its last 64 KB) for the error message, no shell.
 #pragma once
 #include <atomic>
 #include <string>
@@ -15,7 +15,8 @@ struct ChildResult {
 
 // Runs argv[0] (an absolute path) with exactly env as its environment and waits for it. When
 // *stop becomes true (checked a few times a second), the child is killed (SIGKILL) and the
-// result says so (exitCode -1, stopped). Throws std::runtime_error when it cannot be started.
+// result says so (exitCode -1, stopped). Throws std::runtime_error ("cannot start <argv0>: <why>")
+// when it cannot be started.
 ChildResult runChild(const std::vector<std::string>& argv, const std::vector<std::string>& env,
                      const std::atomic<bool>* stop = nullptr);
 

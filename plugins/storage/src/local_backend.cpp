@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "berth/common/fd.hpp"
 #include "blob_names.hpp"
 #include "sha256.hpp"
 
@@ -27,22 +28,8 @@ std::string failure(const std::string& what, const std::string& path, int error)
   return what + " " + path + ": " + std::system_category().message(error);
 }
 
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-  bool valid() const { return fd_ >= 0; }
-  // Closes and reports the error: on some file systems close() is where a write fails.
-  int close() { return ::close(std::exchange(fd_, -1)); }
-
- private:
-  int fd_;
-};
+// close() reports the error: on some file systems close() is where a write fails.
+using common::Fd;
 
 std::string parentOf(const std::string& path) {
   return path.substr(0, path.rfind('/'));
