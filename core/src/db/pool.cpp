@@ -5,13 +5,14 @@
 #include <cstdlib>
 
 #include <spdlog/spdlog.h>
+#include <berth/common/pg_connection.hpp>
 
 namespace berth::core {
 namespace {
 
 // Applies when the URL names no connect_timeout: a dead host must not hold a request for the
 // kernel's TCP timeout (minutes).
-constexpr const char* kDefaultConnectTimeoutSeconds = "5";
+constexpr std::chrono::seconds kDefaultConnectTimeout{5};
 
 std::string trimmed(std::string text) {
   const auto is_space = [](unsigned char c) { return std::isspace(c) != 0; };
@@ -51,29 +52,25 @@ bool resetForReuse(PGconn* conn) {
   }
 }
 
+// Owned until it is handed to a lease (release()); finished on any failure before that.
 PGconn* connectFresh(const std::string& url) {
-  // Keywords after an expanded dbname override it, keywords before it are overridden by it: the
-  // default timeout goes first so that one in the URL wins.
-  const char* keywords[] = {"connect_timeout", "dbname", nullptr};
-  const char* values[] = {kDefaultConnectTimeoutSeconds, url.c_str(), nullptr};
-  PGconn* conn = PQconnectdbParams(keywords, values, /*expand_dbname=*/1);
-  if (conn == nullptr) throw DbUnavailable(unavailable("out of memory"));
-  if (PQstatus(conn) != CONNECTION_OK) {
-    std::string why = trimmed(PQerrorMessage(conn));
-    PQfinish(conn);
-    throw DbUnavailable(unavailable(why));
-  }
+  // The default timeout goes before the URL, so that one in the URL wins.
+  common::PgConnection conn =
+      common::PgConnection::connect({{"dbname", url}}, kDefaultConnectTimeout);
+  if (!conn.ok()) throw DbUnavailable(unavailable(trimmed(conn.error())));
   // libpq prints notices ("schema exists, skipping") to stderr by default.
   PQsetNoticeProcessor(
-      conn, [](void*, const char* message) { spdlog::debug("postgres: {}", trimmed(message)); },
-      nullptr);
-  PgResult set(PQexec(conn, "SET application_name = 'berthd'"));
-  if (!set.get() || PQresultStatus(set.get()) != PGRES_COMMAND_OK) {
-    std::string why = trimmed(PQerrorMessage(conn));
-    PQfinish(conn);
-    throw DbUnavailable(unavailable(why));
-  }
-  return conn;
+      conn.get(),
+      [](void*, const char* message) { spdlog::debug("postgres: {}", trimmed(message)); }, nullptr);
+  PgResult set(PQexec(conn.get(), "SET application_name = 'berthd'"));
+  if (!set.get() || PQresultStatus(set.get()) != PGRES_COMMAND_OK)
+    throw DbUnavailable(unavailable(trimmed(conn.error())));
+  return conn.release();
+}
+
+// Finishes a connection the pool gave up on.
+void finish(PGconn* conn) {
+  common::PgConnection owned(conn);
 }
 
 }  // namespace
@@ -177,7 +174,7 @@ Pool::Pool(std::string url, int size, std::chrono::milliseconds acquire_timeout)
 
 Pool::~Pool() {
   std::lock_guard lock(mutex_);
-  for (PGconn* conn : idle_) PQfinish(conn);
+  for (PGconn* conn : idle_) finish(conn);
   idle_.clear();
   prepared_.clear();
 }
@@ -222,12 +219,12 @@ PgResult Pool::exec(const std::string& sql, const std::vector<Param>& params) {
 void Pool::giveBack(PGconn* conn, bool broken) {
   const bool reusable = !broken && resetForReuse(conn);
   if (!reusable) {
-    // Before PQfinish: a new connection may be allocated at the same address.
+    // Before finishing it: a new connection may be allocated at the same address.
     {
       std::lock_guard lock(mutex_);
       prepared_.erase(conn);
     }
-    PQfinish(conn);
+    finish(conn);
   }
   {
     std::lock_guard lock(mutex_);

@@ -6,6 +6,7 @@
 #include <libpq-fe.h>
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
+#include <berth/common/pg_connection.hpp>
 
 #include <memory>
 #include <string_view>
@@ -14,9 +15,6 @@
 namespace berth::projects {
 namespace {
 
-struct ConnFinish {
-  void operator()(PGconn* conn) const noexcept { PQfinish(conn); }
-};
 struct ResultClear {
   void operator()(PGresult* result) const noexcept { PQclear(result); }
 };
@@ -26,7 +24,7 @@ struct PqFree {
 struct ConninfoFree {
   void operator()(PQconninfoOption* options) const noexcept { PQconninfoFree(options); }
 };
-using Conn = std::unique_ptr<PGconn, ConnFinish>;
+using Conn = common::PgConnection;
 using Result = std::unique_ptr<PGresult, ResultClear>;
 using PqText = std::unique_ptr<char, PqFree>;
 using Conninfo = std::unique_ptr<PQconninfoOption, ConninfoFree>;
@@ -74,22 +72,14 @@ std::string trimmed(const char* text) {
 Conn connectAdmin(const std::string& admin_url, const char* database = nullptr) {
   // libpq keeps the last value of a repeated keyword: the defaults come before admin_url (which
   // may override them) and the database after it.
-  std::vector<const char*> keys = {"connect_timeout", "application_name", "dbname"};
-  std::vector<const char*> values = {"10", "berth-projects", admin_url.c_str()};
-  if (database != nullptr) {
-    keys.push_back("dbname");
-    values.push_back(database);
-  }
-  keys.push_back(nullptr);
-  values.push_back(nullptr);
-  Conn conn(PQconnectdbParams(keys.data(), values.data(), /*expand_dbname=*/1));
-  if (!conn) throw std::runtime_error("could not connect to the projects cluster: out of memory");
-  if (PQstatus(conn.get()) != CONNECTION_OK)
-    throw std::runtime_error("could not connect to the projects cluster: " +
-                             trimmed(PQerrorMessage(conn.get())));
+  common::PgConnection::Keywords keywords = {{"application_name", "berth-projects"},
+                                             {"dbname", admin_url}};
+  if (database != nullptr) keywords.emplace_back("dbname", database);
+  Conn conn = common::PgConnection::connect(keywords, std::chrono::seconds(10));
+  if (!conn.ok())
+    throw std::runtime_error("could not connect to the projects cluster: " + conn.error());
   // NOTICEs ("does not exist, skipping") would otherwise go to berthd's stderr.
-  PQsetNoticeProcessor(
-      conn.get(), [](void*, const char*) {}, nullptr);
+  conn.dropNotices();
   return conn;
 }
 

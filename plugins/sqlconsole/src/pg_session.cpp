@@ -30,22 +30,17 @@ PgSession PgSession::connect(const std::string& url,
     if (!server_options.empty()) server_options += ' ';
     server_options += "-c " + name + "=" + value;
   }
-  std::string timeout = std::to_string(connect_timeout.count());
-  std::vector<const char*> keys = {"dbname", "connect_timeout", "application_name"};
-  std::vector<const char*> values = {url.c_str(), timeout.c_str(), "berth-sqlconsole"};
-  if (!server_options.empty()) {
-    keys.push_back("options");
-    values.push_back(server_options.c_str());
-  }
-  keys.push_back(nullptr);
-  values.push_back(nullptr);
-  PgSession session(PQconnectdbParams(keys.data(), values.data(), /*expand_dbname=*/1));
+  // After the URL, so that this timeout wins over one the URL names.
+  common::PgConnection::Keywords keywords = {
+      {"dbname", url},
+      {"connect_timeout", std::to_string(connect_timeout.count())},
+      {"application_name", "berth-sqlconsole"}};
+  if (!server_options.empty()) keywords.emplace_back("options", server_options);
+  PgSession session(common::PgConnection::connect(keywords));
   if (!session.conn_) throw PgError("out of memory connecting to the database", "");
-  if (PQstatus(session.raw()) != CONNECTION_OK)
-    throw PgError(trimmed(PQerrorMessage(session.raw())), "");
+  if (!session.conn_.ok()) throw PgError(trimmed(PQerrorMessage(session.raw())), "");
   // Notices (e.g. "table does not exist, skipping") are not errors; keep them off stderr.
-  PQsetNoticeProcessor(
-      session.raw(), [](void*, const char*) {}, nullptr);
+  session.conn_.dropNotices();
   return session;
 }
 

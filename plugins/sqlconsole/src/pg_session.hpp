@@ -14,6 +14,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "berth/common/pg_connection.hpp"
+
 namespace berth::sqlconsole {
 
 struct PgResultFree {
@@ -111,13 +113,10 @@ class PgSession {
   size_t preparedCount() const noexcept { return prepared_.size(); }
 
  private:
-  struct ConnFree {
-    void operator()(PGconn* conn) const noexcept { PQfinish(conn); }
-  };
-  explicit PgSession(PGconn* conn) : conn_(conn) {}
+  explicit PgSession(common::PgConnection conn) : conn_(std::move(conn)) {}
   // The name `sql` is prepared under on this session, preparing it when it is not yet.
   const std::string& preparedName(const std::string& sql);
-  std::unique_ptr<PGconn, ConnFree> conn_;
+  common::PgConnection conn_;
   std::unordered_map<std::string, std::string> prepared_;  // statement text -> name
   uint64_t next_name_ = 0;
   bool broken_ = false;    // a pipeline failed half way: never reused
