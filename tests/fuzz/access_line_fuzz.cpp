@@ -1,4 +1,4 @@
-// The edge's access-log line reader (berth/access_line.hpp), which berthd and the runtime
+// The edge's access-log line reader (berth/util/access_line.hpp), which berthd and the runtime
 // plugin run on every line nginx writes:
 // - any text: no crash, and a refused line leaves the entry it was given untouched; an accepted
 //   one has a request id, and its text members read as a JSON parser (nlohmann) reads them
@@ -6,7 +6,7 @@
 // - a round trip: fields (those the input parsed to, or else pieces of the input) written the
 //   way nginx's log_format berth_<edge> escape=json writes them (core/src/edge/nginx_config.cpp)
 //   read back to the same fields.
-#include <berth/access_line.hpp>
+#include <berth/util/access_line.hpp>
 
 #include <cmath>
 #include <cstdint>

@@ -1,6 +1,6 @@
 // The SDK's percent decoding: never reads past the input, refuses every malformed escape, and
 // undoes percent encoding exactly (encoding any bytes and decoding them gives them back).
-#include <berth/percent_decode.hpp>
+#include <berth/util/percent_decode.hpp>
 
 #include <cstdint>
 #include <string>

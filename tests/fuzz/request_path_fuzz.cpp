@@ -17,7 +17,7 @@
 // Excluded from the Host comparison: a ":port" that is not digits (the HTTP layer's business;
 // routing reads the name before the colon either way).
 #include <unistd.h>
-#include <berth/percent_decode.hpp>
+#include <berth/util/percent_decode.hpp>
 
 #include <cstdint>
 #include <cstdlib>

@@ -1,7 +1,7 @@
-// berth/access_line.hpp: the one-pass reader of the edge's access log lines (edge.access), the
+// berth/util/access_line.hpp: the one-pass reader of the edge's access log lines (edge.access), the
 // core's and the runtime's.
 #include <gtest/gtest.h>
-#include <berth/access_line.hpp>
+#include <berth/util/access_line.hpp>
 
 #include <nlohmann/json.hpp>
 

@@ -1,9 +1,9 @@
-// <berth/lookup_cache.hpp>, the one read-through cache of the SDK (the storage plugin's blob
+// <berth/util/lookup_cache.hpp>, the one read-through cache of the SDK (the storage plugin's blob
 // lookups and berth::ProjectHostCache keep their entries in it): hits and remembered absences
 // until a forget, expiry after the lifetime and never before, a reader that raced a change
 // keeping nothing, the forgets, and the bound.
 #include <gtest/gtest.h>
-#include <berth/lookup_cache.hpp>
+#include <berth/util/lookup_cache.hpp>
 
 #include <chrono>
 #include <optional>

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <berth/json_text.hpp>
+#include <berth/util/json_text.hpp>
 #include "mysql_dialect.hpp"
 #include "query_values.hpp"
 

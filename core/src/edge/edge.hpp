@@ -11,7 +11,7 @@
 #include <string_view>
 #include <thread>
 
-#include <berth/access_line.hpp>
+#include <berth/util/access_line.hpp>
 
 #include "edge/nginx_config.hpp"
 #include "util/process.hpp"

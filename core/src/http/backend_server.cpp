@@ -1,7 +1,7 @@
 #include "http/backend_server.hpp"
 
-#include <berth/percent_decode.hpp>
-#include <berth/spooled_body.hpp>
+#include <berth/util/percent_decode.hpp>
+#include <berth/util/spooled_body.hpp>
 
 #include <pistache/endpoint.h>
 #include <pistache/http.h>

@@ -2,7 +2,7 @@
 // HttpRequest, hands it to the Dispatcher, and sends the answer from whichever thread gives it.
 // A request without the edge's proof (X-Berth-Edge-Proof, see edge_trust.hpp) is answered 403
 // and goes no further; one naming a body file that is not a spooled body of the edge's body
-// folder (berth/spooled_body.hpp) is answered 400.
+// folder (berth/util/spooled_body.hpp) is answered 400.
 #pragma once
 #include <atomic>
 #include <chrono>

@@ -5,7 +5,7 @@
 #include <cctype>
 
 #include <berth/abi.h>
-#include <berth/body_fields.hpp>
+#include <berth/util/body_fields.hpp>
 #include <nlohmann/json.hpp>
 
 namespace berth::core {

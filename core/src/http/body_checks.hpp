@@ -20,7 +20,7 @@ std::optional<HttpResponse> checkJsonBody(const HttpRequest& request,
                                           const std::vector<FieldRule>& fields,
                                           uint64_t max_body_bytes = 0);
 
-// The 422 text for a parsed body without the fields it must have (berth/body_fields.hpp, the
+// The 422 text for a parsed body without the fields it must have (berth/util/body_fields.hpp, the
 // words the SDK's fake host uses too); nullopt when it has them.
 std::optional<std::string> fieldProblem(const nlohmann::json& body,
                                         const std::vector<FieldRule>& fields);

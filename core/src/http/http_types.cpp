@@ -1,6 +1,6 @@
 #include "http/http_types.hpp"
 
-#include <berth/percent_decode.hpp>
+#include <berth/util/percent_decode.hpp>
 
 #include <cctype>
 

@@ -77,7 +77,7 @@ std::optional<std::string> coreSettingValue(const CoreParts& parts, std::string_
   if (key == "data_dir") return settings.data_dir;
   if (key == "plugins.dir") return settings.plugins.dir;
   // Where the edge spools request bodies: the only folder a body file may be in
-  // (berth/spooled_body.hpp).
+  // (berth/util/spooled_body.hpp).
   if (key == "edge.body_dir") return edgeBodyDir(settings.data_dir);
   // Proves berthd's own requests through the edge (scheduled runs); new at every start.
   if (key == "server.node_proof") return nodeProof();

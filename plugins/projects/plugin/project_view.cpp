@@ -1,8 +1,8 @@
 #include "project_view.hpp"
 
-#include <berth/json_text.hpp>
 #include <berth/services/runtime_status.hpp>
 #include <berth/services/storage_stats.hpp>
+#include <berth/util/json_text.hpp>
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"

@@ -5,7 +5,7 @@
 #include <unistd.h>
 #include <berth/services/projects_directory.hpp>
 #include <berth/services/runtime_releases.hpp>
-#include <berth/spooled_body.hpp>
+#include <berth/util/spooled_body.hpp>
 
 #include <chrono>
 #include <random>

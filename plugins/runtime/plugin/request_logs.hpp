@@ -6,7 +6,7 @@
 // remembers the method the same way when it is not GET: nginx logs GET for every request it
 // passed on through an internal redirect (X-Accel-Redirect), which all gateway answers are.
 #pragma once
-#include <berth/access_line.hpp>
+#include <berth/util/access_line.hpp>
 
 #include <cstdint>
 #include <deque>

@@ -1,7 +1,7 @@
 // The work part: its services, config key, job, start and stop (work_part.hpp).
 #include "work_part.hpp"
 
-#include <berth/unix_time.hpp>
+#include <berth/util/unix_time.hpp>
 
 #include <berth/services/runtime_commands.hpp>
 #include <berth/services/runtime_shared_trees.hpp>

@@ -1,6 +1,6 @@
 #include "percent_decode.hpp"
 
-#include <berth/percent_decode.hpp>
+#include <berth/util/percent_decode.hpp>
 
 namespace berth::runtime {
 

@@ -1,6 +1,6 @@
 #include "project_apps.hpp"
 
-#include <berth/unix_time.hpp>
+#include <berth/util/unix_time.hpp>
 
 namespace berth::runtime {
 

@@ -1,6 +1,6 @@
 #include "shared_trees.hpp"
 
-#include <berth/unix_time.hpp>
+#include <berth/util/unix_time.hpp>
 
 #include "random_hex.hpp"
 

@@ -1,6 +1,6 @@
 #include "export_json.hpp"
 
-#include <berth/json_text.hpp>
+#include <berth/util/json_text.hpp>
 #include "export_rows.hpp"
 #include "export_schema.hpp"
 #include "query_values.hpp"

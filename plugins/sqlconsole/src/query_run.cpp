@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <berth/json_text.hpp>
+#include <berth/util/json_text.hpp>
 #include "pg_wait.hpp"
 #include "query_values.hpp"
 #include "sql_parse.hpp"

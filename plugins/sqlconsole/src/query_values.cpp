@@ -3,7 +3,7 @@
 #include <cctype>
 #include <cstring>
 
-#include <berth/json_text.hpp>
+#include <berth/util/json_text.hpp>
 
 namespace berth::sqlconsole {
 namespace {

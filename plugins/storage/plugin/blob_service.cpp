@@ -4,7 +4,7 @@
 
 #include <berth/services/storage_blobs.hpp>
 #include <berth/services/storage_stats.hpp>
-#include <berth/spooled_body.hpp>
+#include <berth/util/spooled_body.hpp>
 
 #include <algorithm>
 

@@ -10,8 +10,8 @@
 //   modification time, so the edge's Last-Modified and ETag change with every version.
 #pragma once
 #include <berth/kept_answers.hpp>
-#include <berth/lookup_cache.hpp>
 #include <berth/plugin.hpp>
+#include <berth/util/lookup_cache.hpp>
 
 #include <cstdint>
 #include <functional>

@@ -2,7 +2,7 @@
 
 #include <sys/stat.h>
 
-#include <berth/spooled_body.hpp>
+#include <berth/util/spooled_body.hpp>
 
 #include "blob_names.hpp"
 #include "file_paths.hpp"

@@ -42,7 +42,8 @@ using JobFn = std::function<void(JobContext& job)>;
  *  e.g. "project.deleting"). THREADING: called concurrently. */
 using HookFn = std::function<void(const nlohmann::json& payload)>;
 /** The same, given the payload's JSON text unparsed (Registrar::hookText): for events so frequent
- *  that a plugin reads them with a parser of their own ("edge.access", berth/access_line.hpp). */
+ *  that a plugin reads them with a parser of their own ("edge.access",
+ *  berth/util/access_line.hpp). */
 using HookTextFn = std::function<void(std::string_view payload)>;
 
 /** A service: method name and JSON request in, JSON answer out; throws berth::Error to refuse.

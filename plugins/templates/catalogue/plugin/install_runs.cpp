@@ -1,6 +1,6 @@
 #include "install_runs.hpp"
 
-#include <berth/unix_time.hpp>
+#include <berth/util/unix_time.hpp>
 
 #include <unistd.h>
 

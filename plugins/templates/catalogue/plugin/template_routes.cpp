@@ -1,8 +1,8 @@
 #include "template_routes.hpp"
 
-#include <berth/body_fields.hpp>
 #include <berth/services/projects_directory.hpp>
 #include <berth/services/runtime_logs.hpp>
+#include <berth/util/body_fields.hpp>
 
 #include <chrono>
 #include <memory>

@@ -1,12 +1,12 @@
 #include "n8n_installer.hpp"
 
-#include <berth/payload_files.hpp>
 #include <berth/services/projects_directory.hpp>
 #include <berth/services/projects_secrets.hpp>
 #include <berth/services/runtime_apps.hpp>
 #include <berth/services/runtime_releases.hpp>
 #include <berth/services/runtime_shared_trees.hpp>
 #include <berth/services/templates_installs.hpp>
+#include <berth/util/payload_files.hpp>
 
 #include <openssl/rand.h>
 

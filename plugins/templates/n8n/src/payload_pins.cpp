@@ -1,7 +1,7 @@
 #include "payload_pins.hpp"
 
 #include <berth/error.hpp>
-#include <berth/payload_files.hpp>
+#include <berth/util/payload_files.hpp>
 
 #include <nlohmann/json.hpp>
 

@@ -1,7 +1,7 @@
 #include "package_pin.hpp"
 
 #include <berth/error.hpp>
-#include <berth/payload_files.hpp>
+#include <berth/util/payload_files.hpp>
 
 #include <algorithm>
 #include <cctype>

@@ -5,7 +5,7 @@
  *  the plugins that answer on project hosts: every request there needs it, and a host rarely
  *  changes. Header-only, no ABI.
  *
- *  One expiry rule for every plugin, berth::LookupCache's (<berth/lookup_cache.hpp>, which
+ *  One expiry rule for every plugin, berth::LookupCache's (<berth/util/lookup_cache.hpp>, which
  *  holds the entries): an entry answers for kLifetime (5 s) after it was read from the
  *  directory; then the directory is asked again. That is how a change made on another
  *  node (cache settings PATCHed, a custom domain verified or removed, a project deleted)
@@ -23,8 +23,8 @@
 #ifndef BERTH_SERVICES_PROJECT_HOST_CACHE_HPP
 #define BERTH_SERVICES_PROJECT_HOST_CACHE_HPP
 
-#include <berth/lookup_cache.hpp>
 #include <berth/services/projects_directory.hpp>
+#include <berth/util/lookup_cache.hpp>
 
 #include <chrono>
 #include <cstddef>

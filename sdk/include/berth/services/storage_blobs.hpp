@@ -31,9 +31,9 @@
 #define BERTH_SERVICES_STORAGE_BLOBS_HPP
 
 #include <berth/error.hpp>
-#include <berth/json_text.hpp>
 #include <berth/services.hpp>
 #include <berth/services/service_json.hpp>
+#include <berth/util/json_text.hpp>
 
 #include <nlohmann/json.hpp>
 

@@ -25,8 +25,8 @@
 #ifndef BERTH_TESTING_FAKE_HOST_HPP
 #define BERTH_TESTING_FAKE_HOST_HPP
 
-#include <berth/body_fields.hpp>
 #include <berth/plugin.hpp>
+#include <berth/util/body_fields.hpp>
 
 #include <algorithm>
 #include <atomic>
