@@ -7,8 +7,8 @@
 //   characters or backslash, made of non-empty segments none of which is "." or ".."; its URL
 //   spelling decodes back to it; isUtf8 against a validator written from Unicode's table of
 //   well-formed byte sequences;
-// - the runtime's percent decoding and static file mapping (percent_decode.cpp,
-//   static_site.cpp): no NUL ever comes out; a file answered lies inside the release, is not
+// - the runtime's percent decoding (the SDK's, NUL refused) and static file mapping
+//   (static_site.cpp): no NUL ever comes out; a file answered lies inside the release, is not
 //   reached through a "..", a hidden part (".well-known" aside) or the release's outside link;
 // - the core's Host routing (core/src/http/host_routing.cpp): a Host is project traffic exactly
 //   when, lower-cased, without its ":port" and trailing dots, it is a custom host or one DNS
@@ -26,7 +26,6 @@
 #include <string>
 #include <vector>
 
-#include "../../plugins/runtime/src/percent_decode.hpp"
 #include "../../plugins/runtime/src/static_site.hpp"
 #include "../../plugins/storage/src/file_paths.hpp"
 #include "http/host_routing.hpp"
@@ -149,7 +148,7 @@ struct Site {
 };
 
 void checkStaticPath(const Site& site, std::string_view raw) {
-  const auto decoded = berth::runtime::percentDecodePath(raw);
+  const auto decoded = berth::percentDecode(raw, {.refuse_nul = true});
   const auto plain = berth::percentDecode(raw);
   if (decoded) {
     check(decoded->find('\0') == std::string::npos, "a decoded request path holds a NUL");

@@ -63,9 +63,8 @@ std::shared_ptr<HttpRequest> copyRequest(const Http::Request& req) {
   auto qmark = uri.find('?');
   out->raw_path = uri.substr(0, qmark);
   out->query = qmark == std::string::npos ? "" : uri.substr(qmark + 1);
-  auto decoded = berth::percentDecode(out->raw_path, false);
-  out->path = decoded ? *decoded : out->raw_path;
-  out->query_params = parseQuery(out->query);
+  out->path = berth::requestPathDecoded(out->raw_path);
+  out->query_params = berth::requestQueryDecoded(out->query);
 
   if (const auto* host = out->header("host")) out->host = HostRouting::normalise(*host);
   if (const auto* id = out->header("x-berth-request-id")) out->request_id = *id;

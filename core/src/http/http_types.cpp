@@ -1,7 +1,5 @@
 #include "http/http_types.hpp"
 
-#include <berth/util/percent_decode.hpp>
-
 #include <cctype>
 
 #include <nlohmann/json.hpp>
@@ -94,26 +92,6 @@ std::string percentEncodePath(std::string_view path) {
       out.push_back(hex[c >> 4]);
       out.push_back(hex[c & 15]);
     }
-  }
-  return out;
-}
-
-std::vector<std::pair<std::string, std::string>> parseQuery(std::string_view query) {
-  std::vector<std::pair<std::string, std::string>> out;
-  size_t start = 0;
-  while (start <= query.size()) {
-    size_t end = query.find('&', start);
-    if (end == std::string_view::npos) end = query.size();
-    std::string_view part = query.substr(start, end - start);
-    if (!part.empty()) {
-      size_t eq = part.find('=');
-      std::string_view k = part.substr(0, eq);
-      std::string_view v = eq == std::string_view::npos ? std::string_view{} : part.substr(eq + 1);
-      auto dk = berth::percentDecode(k, true);
-      auto dv = berth::percentDecode(v, true);
-      out.emplace_back(dk ? *dk : std::string(k), dv ? *dv : std::string(v));
-    }
-    start = end + 1;
   }
   return out;
 }

@@ -76,8 +76,6 @@ struct HttpResponse {
 using Reply = std::function<void(HttpResponse)>;
 using Handler = std::function<void(std::shared_ptr<HttpRequest>, Reply)>;
 
-// A query's name=value pairs, percent-decoded ('+' is a space; berth/util/percent_decode.hpp).
-std::vector<std::pair<std::string, std::string>> parseQuery(std::string_view query);
 // Every byte outside [A-Za-z0-9/._~-] as %XX.
 std::string percentEncodePath(std::string_view path);
 

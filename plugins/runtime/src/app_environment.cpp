@@ -2,6 +2,8 @@
 
 #include <string_view>
 
+#include <berth/util/percent_decode.hpp>
+
 namespace berth::runtime {
 
 bool isPlatformName(const std::string& name) {
@@ -15,26 +17,10 @@ bool isNameChar(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-int hexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-// Percent-decoding; a bad escape is kept as written (libpq would refuse the URL anyway).
+// Percent-decoding as libpq reads a URL: a bad escape is kept as written (libpq would refuse
+// the URL anyway).
 std::string decoded(std::string_view text) {
-  std::string out;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '%' && i + 2 < text.size() && hexValue(text[i + 1]) >= 0 &&
-        hexValue(text[i + 2]) >= 0) {
-      out += static_cast<char>(hexValue(text[i + 1]) * 16 + hexValue(text[i + 2]));
-      i += 2;
-    } else {
-      out += text[i];
-    }
-  }
-  return out;
+  return *berth::percentDecode(text, {.keep_malformed = true});
 }
 
 }  // namespace

@@ -7,7 +7,8 @@
 #include <system_error>
 #include <vector>
 
-#include "percent_decode.hpp"
+#include <berth/util/percent_decode.hpp>
+
 #include "static_site.hpp"
 
 namespace berth::runtime {
@@ -17,7 +18,7 @@ namespace fs = std::filesystem;
 
 // The path's parts, percent-decoded; nullopt for a bad escape, a NUL, "..", or a hidden part.
 std::optional<std::vector<std::string>> pathParts(std::string_view raw) {
-  const std::optional<std::string> found = percentDecodePath(raw);
+  const std::optional<std::string> found = berth::percentDecode(raw, {.refuse_nul = true});
   if (!found) return std::nullopt;
   const std::string& decoded = *found;
   std::vector<std::string> parts;

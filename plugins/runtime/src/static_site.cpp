@@ -6,7 +6,7 @@
 #include <system_error>
 #include <utility>
 
-#include "percent_decode.hpp"
+#include <berth/util/percent_decode.hpp>
 
 namespace berth::runtime {
 namespace {
@@ -68,7 +68,7 @@ std::string contentTypeFor(std::string_view name) {
 StaticAnswer staticFileFor(const fs::path& release_dir, std::string_view request_path) {
   StaticAnswer answer;
   if (request_path.empty() || request_path.front() != '/') return answer;
-  const auto decoded = percentDecodePath(request_path);
+  const auto decoded = berth::percentDecode(request_path, {.refuse_nul = true});
   if (!decoded) return answer;
   fs::path relative;
   std::size_t start = 1;

@@ -27,6 +27,7 @@
 
 #include <berth/plugin.hpp>
 #include <berth/util/body_fields.hpp>
+#include <berth/util/percent_decode.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -242,7 +243,7 @@ class FakeHost {
     incoming->id = "req-" + std::to_string(++requestCount_);
     size_t question = request.target.find('?');
     incoming->rawPath = request.target.substr(0, question);
-    incoming->path = percentDecode(incoming->rawPath, false);
+    incoming->path = berth::requestPathDecoded(incoming->rawPath);
     if (question != std::string::npos) incoming->query = request.target.substr(question + 1);
     incoming->request = std::move(request);
     parseQuery(*incoming);
@@ -592,32 +593,10 @@ class FakeHost {
     return FakeResponse{status, BERTH_RESPONSE_BYTES, "text/plain", std::move(text), {}};
   }
 
-  static std::string percentDecode(std::string_view in, bool plusIsSpace) {
-    std::string out;
-    for (size_t i = 0; i < in.size(); ++i) {
-      if (in[i] == '%' && i + 2 < in.size() &&
-          std::isxdigit(static_cast<unsigned char>(in[i + 1])) &&
-          std::isxdigit(static_cast<unsigned char>(in[i + 2]))) {
-        out.push_back(static_cast<char>(std::stoi(std::string(in.substr(i + 1, 2)), nullptr, 16)));
-        i += 2;
-      } else {
-        out.push_back(plusIsSpace && in[i] == '+' ? ' ' : in[i]);
-      }
-    }
-    return out;
-  }
-
+  // The core's decoding, the SDK's (berth/util/percent_decode.hpp): a malformed escape leaves
+  // the whole path, or the whole name or value, as sent.
   static void parseQuery(Incoming& incoming) {
-    std::string_view query = incoming.query;
-    while (!query.empty()) {
-      size_t amp = query.find('&');
-      std::string_view part = query.substr(0, amp);
-      query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
-      if (part.empty()) continue;
-      size_t eq = part.find('=');
-      std::string name = percentDecode(part.substr(0, eq), true);
-      std::string value =
-          eq == std::string_view::npos ? std::string() : percentDecode(part.substr(eq + 1), true);
+    for (auto& [name, value] : berth::requestQueryDecoded(incoming.query)) {
       incoming.queryPairs.push_back(name + "=" + value);
       incoming.queryParams.emplace_back(std::move(name), std::move(value));
     }
