@@ -69,24 +69,23 @@ class ProjectsPlugin final : public berth::Plugin {
 
   void start(berth::Services& services) override {
     context_.services = &services;
-    const nlohmann::json& config = services.config();
     Settings& s = context_.settings;
     s.apps_domain = services.coreSetting("server.apps_domain").value_or("localhost");
-    s.dns_resolver = config.value("dns_resolver", "");
-    s.domain_claim_days = config.value("domain_claim_days", int64_t{7});
-    s.reserved_names = config.value("reserved_names", std::vector<std::string>{});
+    s.dns_resolver = services.configValue<std::string>("dns_resolver");
+    s.domain_claim_days = services.configValue<int64_t>("domain_claim_days");
+    s.reserved_names = services.configValue<std::vector<std::string>>("reserved_names");
     for (auto& n : s.reserved_names)
       for (auto& ch : n) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    s.creation_burst = config.value("creation_burst", 8);
-    s.creation_refill_seconds = config.value("creation_refill_seconds", 5);
-    s.public_port = config.value("public_port", 0);
+    s.creation_burst = services.configValue<int>("creation_burst");
+    s.creation_refill_seconds = services.configValue<int>("creation_refill_seconds");
+    s.public_port = services.configValue<int>("public_port");
     if (s.public_port == 0) {
       std::string listen = services.coreSetting("server.listen").value_or("127.0.0.1:80");
       s.public_port = std::stoi(listen.substr(listen.rfind(':') + 1));
     }
 
-    std::string key = config.value("secrets_key", "");
-    std::string key_file = config.value("secrets_key_file", "");
+    std::string key = services.configValue<std::string>("secrets_key");
+    std::string key_file = services.configValue<std::string>("secrets_key_file");
     if (!key.empty()) {
       if (!isSecretsKey(key))
         throw berth::Error("projects.secrets_key: must be 64 hexadecimal characters (32 bytes)");
@@ -98,7 +97,7 @@ class ProjectsPlugin final : public berth::Plugin {
       if (!key_file.empty()) context_.secrets.emplace(readKeyFile(key_file));
       context_.vault.emplace(loadOrCreateVaultKey(services.coreSetting("data_dir").value_or(".")));
     }
-    std::string cluster = config.value("cluster_url", "");
+    std::string cluster = services.configValue<std::string>("cluster_url");
     if (cluster.empty()) cluster = services.coreSetting("database.url").value_or("");
     context_.databases = std::make_unique<ProjectDatabases>(cluster);
     context_.databases->closeOtherDatabases();

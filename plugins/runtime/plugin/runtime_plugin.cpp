@@ -68,39 +68,39 @@ class RuntimePlugin final : public berth::Plugin {
     context_.data_dir = services.coreSetting("data_dir").value_or("");
     if (context_.data_dir.empty() || context_.data_dir[0] != '/')
       throw berth::Error("runtime: data_dir must be an absolute path");
-    const nlohmann::json& config = services.config();
     RuntimeConfig& c = context_.config;
-    c.idle_stop = std::chrono::seconds(config.value("idle_stop_seconds", int64_t{900}));
-    c.keep_releases = static_cast<int>(config.value("keep_releases", int64_t{3}));
-    c.max_unpack_ratio = static_cast<std::uint64_t>(config.value("max_unpack_ratio", int64_t{100}));
+    c.idle_stop = std::chrono::seconds(services.configValue<int64_t>("idle_stop_seconds"));
+    c.keep_releases = static_cast<int>(services.configValue<int64_t>("keep_releases"));
+    c.max_unpack_ratio =
+        static_cast<std::uint64_t>(services.configValue<int64_t>("max_unpack_ratio"));
     c.max_release_bytes =
-        static_cast<std::uint64_t>(config.value("max_release_mb", int64_t{1024})) * 1024 * 1024;
+        static_cast<std::uint64_t>(services.configValue<int64_t>("max_release_mb")) * 1024 * 1024;
     c.max_release_files =
-        static_cast<std::uint64_t>(config.value("max_release_files", int64_t{100000}));
-    c.build_timeout = std::chrono::seconds(config.value("build_timeout_seconds", int64_t{600}));
-    c.start_timeout = std::chrono::seconds(config.value("start_timeout_seconds", int64_t{30}));
-    c.stop_grace = std::chrono::seconds(config.value("stop_grace_seconds", int64_t{5}));
-    if (!config.value("run_as", "").empty())
+        static_cast<std::uint64_t>(services.configValue<int64_t>("max_release_files"));
+    c.build_timeout = std::chrono::seconds(services.configValue<int64_t>("build_timeout_seconds"));
+    c.start_timeout = std::chrono::seconds(services.configValue<int64_t>("start_timeout_seconds"));
+    c.stop_grace = std::chrono::seconds(services.configValue<int64_t>("stop_grace_seconds"));
+    if (!services.configValue<std::string>("run_as").empty())
       throw berth::Error(
           "runtime.run_as was replaced by runtime.uid_range: every project runs as its own uid; "
           "remove run_as");
-    const std::string range = config.value("uid_range", "200000-265535");
+    const std::string range = services.configValue<std::string>("uid_range");
     auto uids = parseUidRange(range);
     if (!uids)
       throw berth::Error(
           "runtime.uid_range must be 'first-last' (1 <= first <= last < 2^31), not '" + range +
           "'");
     c.uid_range = *uids;
-    chooseSandbox(config.value("sandbox", true), config.value("unsafe_run_without_sandbox", false),
-                  services.logger());
-    std::string readiness = config.value("readiness_path", "");
+    chooseSandbox(services.configValue<bool>("sandbox"),
+                  services.configValue<bool>("unsafe_run_without_sandbox"), services.logger());
+    std::string readiness = services.configValue<std::string>("readiness_path");
     if (!readiness.empty()) {
       if (readiness[0] != '/') throw berth::Error("runtime.readiness_path must start with '/'");
       c.readiness_path = readiness;
     }
-    c.log_keep = static_cast<int>(config.value("log_keep", int64_t{2000}));
+    c.log_keep = static_cast<int>(services.configValue<int64_t>("log_keep"));
     c.releases_dir = context_.data_dir + "/releases";
-    c.shared_dir = sharedDir(context_.data_dir, config.value("shared_dir", ""));
+    c.shared_dir = sharedDir(context_.data_dir, services.configValue<std::string>("shared_dir"));
 
     context_.releases = std::make_unique<ReleaseStore>(services);
     context_.releases->startKeepingLive(services.coreSetting("database.url").value_or(""));

@@ -87,9 +87,8 @@ void registerWork(berth::Registrar& r, Context& context) {
 
 void startWork(Context& context) {
   if (!context.work_part) return;
-  const nlohmann::json& config = context.services->config();
   context.work_part->start(
-      static_cast<unsigned>(config.value("shared_build_uid", std::int64_t{65534})));
+      static_cast<unsigned>(context.services->configValue<std::int64_t>("shared_build_uid")));
 }
 
 void stopWork(Context& context) {

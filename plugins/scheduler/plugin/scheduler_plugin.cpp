@@ -60,15 +60,14 @@ class SchedulerPlugin final : public berth::Plugin {
 
   void start(berth::Services& services) override {
     context_.services = &services;
-    const nlohmann::json& config = services.config();
     Settings& s = context_.settings;
-    s.run_timeout_ms = config.value("run_timeout_seconds", 300) * int64_t{1000};
-    s.concurrency = config.value("concurrency", 64);
-    s.project_concurrency = config.value("project_concurrency", 8);
-    s.max_schedules_per_project = config.value("max_schedules_per_project", int64_t{100});
-    s.clock = SchedulerClock(config.value("minute_ms", 60000));
+    s.run_timeout_ms = services.configValue<int>("run_timeout_seconds") * int64_t{1000};
+    s.concurrency = services.configValue<int>("concurrency");
+    s.project_concurrency = services.configValue<int>("project_concurrency");
+    s.max_schedules_per_project = services.configValue<int64_t>("max_schedules_per_project");
+    s.clock = SchedulerClock(services.configValue<int>("minute_ms"));
     s.apps_domain = services.coreSetting("server.apps_domain").value_or("localhost");
-    std::string connect_to = config.value("connect_to", "");
+    std::string connect_to = services.configValue<std::string>("connect_to");
     std::string listen =
         connect_to.empty() ? services.coreSetting("server.listen").value_or("") : connect_to;
     auto edge = edgeAddress(listen);

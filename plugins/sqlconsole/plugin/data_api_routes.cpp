@@ -366,7 +366,7 @@ class DataRequest {
   }
 
   RestLimits limits() const {
-    int max_rows = static_cast<int>(context_.services->config().value("data_api_max_rows", 1000));
+    int max_rows = context_.services->configValue<int>("data_api_max_rows");
     return RestLimits{max_rows, 0, max_rows};
   }
 

@@ -67,31 +67,32 @@ class SqlconsolePlugin final : public berth::Plugin {
 
   void start(berth::Services& services) override {
     context_.services = &services;
-    const nlohmann::json& config = services.config();
     Settings& s = context_.settings;
     s.data_dir = services.coreSetting("data_dir").value_or(".");
     s.apps_domain = services.coreSetting("server.apps_domain").value_or("localhost");
-    s.statement_timeout_ms = config.value("statement_timeout_seconds", 15) * 1000;
-    s.catalog_recheck_ms = config.value("catalog_recheck_ms", 1000);
-    s.core_thread_wait = std::chrono::microseconds(config.value("core_thread_wait_us", 2000));
+    s.statement_timeout_ms = services.configValue<int>("statement_timeout_seconds") * 1000;
+    s.catalog_recheck_ms = services.configValue<int>("catalog_recheck_ms");
+    s.core_thread_wait =
+        std::chrono::microseconds(services.configValue<int>("core_thread_wait_us"));
     context_.connections = std::make_unique<ProjectConnections>(
-        services, static_cast<size_t>(config.value("idle_connections", 4)),
+        services, static_cast<size_t>(services.configValue<int>("idle_connections")),
         std::vector<std::pair<std::string, std::string>>{
             {"statement_timeout", std::to_string(s.statement_timeout_ms)}});
     context_.connections->onUnreachable(
         [this](const std::string& project_id) { context_.projects.forgetProject(project_id); });
     context_.grants.start(services.coreSetting("database.url").value_or(""), services.logger());
-    s.transfer_timeout = std::chrono::seconds(config.value("transfer_timeout_seconds", 600));
+    s.transfer_timeout =
+        std::chrono::seconds(services.configValue<int>("transfer_timeout_seconds"));
     auto lane = [this](const berth::Request& request) { return workLane(context_, request); };
-    const size_t project_queue = static_cast<size_t>(config.value("project_queue", 32));
+    const size_t project_queue = static_cast<size_t>(services.configValue<int>("project_queue"));
     PoolLimits workers;
-    workers.threads = static_cast<size_t>(config.value("workers", 8));
-    workers.perKeyRunning = static_cast<size_t>(config.value("project_concurrency", 2));
+    workers.threads = static_cast<size_t>(services.configValue<int>("workers"));
+    workers.perKeyRunning = static_cast<size_t>(services.configValue<int>("project_concurrency"));
     workers.perKeyQueue = project_queue;
     workers.totalQueue = workers.threads * 64;
     context_.workers = std::make_unique<WorkerPool>(workers, lane);
     PoolLimits transfers;
-    transfers.threads = static_cast<size_t>(config.value("transfer_workers", 2));
+    transfers.threads = static_cast<size_t>(services.configValue<int>("transfer_workers"));
     transfers.perKeyRunning = 1;
     transfers.perKeyQueue = project_queue;
     transfers.totalQueue = transfers.threads * 64;

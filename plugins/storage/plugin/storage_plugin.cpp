@@ -64,11 +64,10 @@ class StoragePlugin final : public berth::Plugin {
 
   void start(berth::Services& services) override {
     context_.services = &services;
-    const nlohmann::json& config = services.config();
     context_.data_dir = services.coreSetting("data_dir").value_or("");
     if (context_.data_dir.empty() || context_.data_dir[0] != '/')
       throw berth::Error("storage: data_dir must be an absolute path");
-    std::string root = config.value("root", "blobs");
+    std::string root = services.configValue<std::string>("root");
     if (root.empty()) throw berth::Error("storage.root must not be empty");
     if (root[0] != '/') root = context_.data_dir + "/" + root;
     if (root.compare(0, context_.data_dir.size() + 1, context_.data_dir + "/") != 0 ||
@@ -76,7 +75,7 @@ class StoragePlugin final : public berth::Plugin {
       throw berth::Error("storage.root must be inside data_dir (" + context_.data_dir +
                          "), where the edge may read: " + root);
 
-    std::string mime_file = config.value("mime_types", "/etc/mime.types");
+    std::string mime_file = services.configValue<std::string>("mime_types");
     try {
       context_.mime = MimeTable::fromFile(mime_file);
     } catch (const std::exception& e) {
@@ -98,7 +97,7 @@ class StoragePlugin final : public berth::Plugin {
     }
     context_.store = std::make_unique<BlobStore>(services, *context_.backend);
     QuotaSettings quota_settings;
-    const nlohmann::json quotas = config.value("disk_quota_mb", nlohmann::json::object());
+    const nlohmann::json quotas = services.configValue<nlohmann::json>("disk_quota_mb");
     for (const auto& [plan, megabytes] : quotas.items()) {
       if (megabytes.is_number_integer() && megabytes.get<int64_t>() < 0)
         throw berth::Error("storage.disk_quota_mb." + plan +
@@ -107,7 +106,7 @@ class StoragePlugin final : public berth::Plugin {
                                                ? std::optional<int64_t>(megabytes.get<int64_t>())
                                                : std::nullopt;
     }
-    quota_settings.max_files_per_project = config.value("max_files_per_project", int64_t{10000});
+    quota_settings.max_files_per_project = services.configValue<int64_t>("max_files_per_project");
     context_.quotas = std::make_unique<Quotas>(services, std::move(quota_settings));
     context_.store->setQuotas(context_.quotas.get());
     context_.store->startKeepingUsage(services.coreSetting("database.url").value_or(""));

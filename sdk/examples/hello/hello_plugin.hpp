@@ -85,7 +85,7 @@ class HelloPlugin final : public berth::Plugin {
   // Configuration is readable from start() on. Handlers run only after start() returned, so
   // they may read greeting_ without a lock.
   void start(berth::Services& services) override {
-    greeting_ = services.config().value("greeting", "hello");
+    greeting_ = services.configValue<std::string>("greeting");
     services.logger().info("hello says " + greeting_);
   }
 

@@ -97,6 +97,24 @@ class Services {
    *  filled in. Read from start() on; an empty object before. */
   const nlohmann::json& config() const noexcept { return config_; }
 
+  /** One declared key of config(), typed: berth.yaml's value, else the default declared in
+   *  registerAll (the core fills it in), so a default is written once, where its key is
+   *  declared. T as declared: bool, an integer type, std::string, std::vector<std::string>, or
+   *  nlohmann::json (an int map).
+   *  @throw Error 500 naming the key when it was not declared (or start() has not been called)
+   *  or its value is not a T. */
+  template <class T>
+  T configValue(std::string_view key) const {
+    auto found = config_.find(std::string(key));
+    if (found == config_.end())
+      throw Error(500, "config key " + std::string(key) + " was not declared");
+    try {
+      return found->get<T>();
+    } catch (const nlohmann::json::exception&) {
+      throw Error(500, "config key " + std::string(key) + " does not hold the declared type");
+    }
+  }
+
   /** A core setting by dotted name: "server.apps_domain", "data_dir", "database.url",
    *  "server.listen". std::nullopt when the core has no such setting. */
   std::optional<std::string> coreSetting(std::string_view key) const {

@@ -49,7 +49,7 @@ class TemplatesPlugin final : public berth::Plugin {
 
   void start(berth::Services& services) override {
     context_.services = &services;
-    context_.settings.answer_within_seconds = services.config().value("answer_within_seconds", 20);
+    context_.settings.answer_within_seconds = services.configValue<int>("answer_within_seconds");
   }
 
   void stop() override { context_.workers.joinAll(); }

@@ -17,8 +17,7 @@ class WordpressPlugin final : public berth::Plugin {
   }
 
   void start(berth::Services& services) override {
-    installer_->setPackageVersion(
-        services.config().value("package_version", berth::wordpress::kPinnedPackageVersion));
+    installer_->setPackageVersion(services.configValue<std::string>("package_version"));
   }
 
  private:
