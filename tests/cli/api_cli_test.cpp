@@ -33,13 +33,6 @@ struct CliResult {
   json outJson() const { return json::parse(out, nullptr, false); }
 };
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 void write(const fs::path& p, const std::string& text) {
   fs::create_directories(p.parent_path());
   std::ofstream(p, std::ios::binary) << text;
@@ -125,8 +118,8 @@ class ApiCli : public BerthdSuite {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = slurp(dir + "/stdout");
-    r.err = slurp(dir + "/stderr");
+    r.out = readFile(dir + "/stdout");
+    r.err = readFile(dir + "/stderr");
     return r;
   }
 
@@ -261,12 +254,12 @@ TEST_F(ApiCli, DeployAFolderSeeItLiveAndReadItsLogs) {
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   sendToHost(server->baseUrl(), name + ".localhost", "GET", "/?followed=1");
   bool seen = eventually(
-      [&] { return slurp(dir_follow + "/stdout").find("followed=1") != std::string::npos; },
+      [&] { return readFile(dir_follow + "/stdout").find("followed=1") != std::string::npos; },
       std::chrono::seconds(30));
   ::kill(follower, SIGTERM);
   ::waitpid(follower, nullptr, 0);
-  std::string followed = slurp(dir_follow + "/stdout");
-  ASSERT_TRUE(seen) << followed << slurp(dir_follow + "/stderr");
+  std::string followed = readFile(dir_follow + "/stdout");
+  ASSERT_TRUE(seen) << followed << readFile(dir_follow + "/stderr");
   std::istringstream lines(followed);
   std::string line;
   while (std::getline(lines, line)) {
@@ -350,7 +343,7 @@ TEST_F(ApiCli, QueriesTheShellAndAnExport) {
   std::string sql_file = scratch_ + "/dump.sql";
   auto exported = run({"db", "export", "-o", sql_file, "-p", name});
   ASSERT_EQ(exported.code, 0) << exported.err;
-  std::string dump = slurp(sql_file);
+  std::string dump = readFile(sql_file);
   EXPECT_NE(dump.find("CREATE TABLE public.notes"), std::string::npos) << dump.substr(0, 500);
   EXPECT_NE(dump.find("hello"), std::string::npos);
   auto as_json = run({"db", "export", "--format", "json", "-o", "-", "-p", name});
@@ -394,7 +387,7 @@ TEST_F(ApiCli, LinkWritesTheFoldersProject) {
   fs::create_directories(app + "/src");
   auto r = runWith({"link", name}, env(), "", app);
   ASSERT_EQ(r.code, 0) << r.err;
-  auto link = json::parse(slurp(app + "/.berth/project.json"));
+  auto link = json::parse(readFile(app + "/.berth/project.json"));
   EXPECT_EQ(link["project"], name);
   // From a folder below, commands find the project without -p.
   auto info = runWith({"projects", "info", "--json"}, env(), "", app + "/src");

@@ -14,6 +14,8 @@
 #include <sstream>
 #include <thread>
 
+#include "support/berthd_process.hpp"
+
 using namespace berth::core;
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
@@ -33,12 +35,7 @@ class TempDir {
   std::string path_;
 };
 
-std::string readFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using berth::testing::readFile;
 
 // True once pid is gone or a zombie nobody reaps (PID 1 in a container may not reap).
 bool processGone(pid_t pid) {

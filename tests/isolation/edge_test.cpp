@@ -32,10 +32,6 @@ namespace {
 
 const std::string kRefused = "requests reach berthd through its edge only";
 
-void spit(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary) << bytes;
-}
-
 mode_t modeOf(const std::string& path) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) return 0;
@@ -177,10 +173,10 @@ TEST_F(EdgeIsolation, AForgedBodyFileIsNeitherMovedNorRead) {
   // A secret of berthd's below data_dir and a root-owned file outside it.
   const std::string inside = server->dataDir() + "/superuser.password.copy";
   const std::string secret = "SELECT 'the superuser password';\n";
-  spit(inside, secret);
+  writeFile(inside, secret);
   ::chmod(inside.c_str(), 0600);
   const std::string beyond = outside + "/root-owned.txt";
-  spit(beyond, secret);
+  writeFile(beyond, secret);
   ::chmod(beyond.c_str(), 0600);
 
   for (const std::string& victim : {inside, beyond}) {
@@ -214,7 +210,7 @@ TEST_F(EdgeIsolation, OnlyAFileTheEdgeSpooledIsTakenAsABody) {
   const std::string proof = m[1];
   const std::string secret = "root's own bytes\n";
   const std::string beyond = outside + "/spooled-victim.txt";
-  spit(beyond, secret);
+  writeFile(beyond, secret);
   const std::string body_dir = edgeDir() + "/client_body";
   const std::string link = body_dir + "/0000000001";
   fs::create_symlink(beyond, link);
@@ -295,7 +291,7 @@ TEST_F(EdgeIsolation, ManagementRoutesAreNotServedAsProjectTraffic) {
 TEST_F(EdgeIsolation, ASymlinkPlantedInATreeIsNotFollowedByTheEdge) {
   const std::string secret = "not the tenant's to read\n";
   const std::string target = outside + "/planted-target.txt";
-  spit(target, secret);
+  writeFile(target, secret);
   ::chmod(target.c_str(), 0644);  // readable by nginx's workers: only the link may stop them
 
   // Storage's /_files/ tree: the host's entry once a file has been served by berthd.

@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "support/berthd_process.hpp"
 #include "util/process.hpp"
 
 using berth::projects::DnsError;
@@ -122,12 +123,7 @@ std::string txtRr(const std::string& rdata) {
   return rr + rdata;
 }
 
-std::string readFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using berth::testing::readFile;
 
 // dnsmasq on loopback with a few TXT records. --local makes it authoritative for
 // example.test, so unknown names there get NXDOMAIN; names elsewhere get REFUSED (no upstream).

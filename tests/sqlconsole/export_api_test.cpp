@@ -115,7 +115,7 @@ TEST_F(ExportApi, PostgresExportLoadsWithPsqlIntoAnEmptyDatabaseWithTheSameRows)
   expectAttachment(r, shop->name, ".sql", "application/sql");
   EXPECT_EQ(r.body.rfind("--\n-- PostgreSQL database dump", 0), 0u) << r.body.substr(0, 100);
   const std::string file = *dir + "/shop.sql";
-  spit(file, r.body);
+  writeFile(file, r.body);
   const std::string target = sharedCluster().createDatabase("export_load");
   auto loaded = berth::core::runCommand(
       {"psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", target, "-f", file});
@@ -202,7 +202,7 @@ TEST_F(ExportApi, MysqlExportLoadsIntoMariaDB) {
   }
   auto r = mustExport("?format=mysql");
   const std::string file = *dir + "/shop-mysql.sql";
-  spit(file, r.body);
+  writeFile(file, r.body);
   MariaDbServer maria;
   ASSERT_NO_THROW(maria.load("shop", file)) << r.body.substr(0, 3000);
   EXPECT_EQ(maria.value("shop", "SELECT COUNT(*) FROM customers"), "3");
@@ -280,8 +280,8 @@ TEST_F(ExportApi, ExportFilesWaitUnderDataDirUntilTheCleanupTakesThem) {
   const std::string scratch = *dir + "/data";
   const std::string fresh = berth::sqlconsole::newExportPath(scratch, ".sql");
   const std::string old = berth::sqlconsole::newExportPath(scratch, ".sql");
-  spit(fresh, "x");
-  spit(old, "y");
+  writeFile(fresh, "x");
+  writeFile(old, "y");
   fs::last_write_time(old, fs::file_time_type::clock::now() - berth::sqlconsole::kExportKeep -
                                std::chrono::minutes(1));
   EXPECT_EQ(berth::sqlconsole::sweepExports(

@@ -93,7 +93,7 @@ TEST_F(ImportApi, APlainPgDumpFileImportsIntoAFreshProjectWithTheSameRows) {
   auto dumped = berth::core::runCommand(
       {kPgDump, "--format=plain", "--no-owner", "--no-privileges", "--file=" + file, source.url});
   ASSERT_TRUE(dumped.status.ok()) << dumped.output;
-  const std::string script = slurp(file);
+  const std::string script = readFile(file);
   ASSERT_NE(script.find("COPY public.books"), std::string::npos) << "pg_dump writes COPY blocks";
 
   TestProject target = fresh("dumptarget");

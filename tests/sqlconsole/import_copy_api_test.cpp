@@ -225,7 +225,7 @@ TEST_F(ImportCopyApi, AScriptPgDumpWroteFromAwkwardDataImportsWithTheSameRows) {
   auto dumped = berth::core::runCommand(
       {kPgDump, "--format=plain", "--no-owner", "--no-privileges", "--file=" + file, source.url});
   ASSERT_TRUE(dumped.status.ok()) << dumped.output;
-  const std::string script = slurp(file);
+  const std::string script = readFile(file);
   ASSERT_NE(script.find("COPY public.awkward (id, \"Full Name\", body, n, tags, raw, doc) FROM "
                         "stdin;\n"),
             std::string::npos)

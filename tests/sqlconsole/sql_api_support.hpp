@@ -126,15 +126,4 @@ inline HttpResult importScript(const ApiClient& api, const std::string& project,
                  {"Content-Type: application/octet-stream"});
 }
 
-inline std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-inline void spit(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary) << bytes;
-}
-
 }  // namespace berth::testing::sqlconsole_api

@@ -26,15 +26,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void spit(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary) << bytes;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 class ApiBlobs : public BerthdSuite {
  protected:
   static void SetUpTestSuite() {
@@ -67,7 +58,7 @@ class ApiBlobs : public BerthdSuite {
   // A source file with these bytes, where the edge spools request bodies: put takes no other.
   static std::string source(const std::string& name, const std::string& bytes) {
     std::string path = server->dataDir() + "/edge/client_body/" + name;
-    spit(path, bytes);
+    writeFile(path, bytes);
     return path;
   }
 
@@ -91,7 +82,7 @@ TEST_F(ApiBlobs, PutCopiesAFileAndGetHandsOutItsPathAndRange) {
   EXPECT_EQ(put["content_type"], "application/gzip");  // from the key's extension
   EXPECT_EQ(put["created_at"], put["updated_at"]);
   EXPECT_TRUE(put["etag"].is_string());
-  EXPECT_EQ(slurp(from), bytes);  // copied: the caller keeps its file
+  EXPECT_EQ(readFile(from), bytes);  // copied: the caller keeps its file
 
   json address = {{"project_id", id}, {"space", "releases"}, {"key", "r1/archive.tar.gz"}};
   json got = ok("get", address);
@@ -100,7 +91,7 @@ TEST_F(ApiBlobs, PutCopiesAFileAndGetHandsOutItsPathAndRange) {
   EXPECT_EQ(got["length"], bytes.size());
   std::string path = got["path"];
   EXPECT_EQ(path.rfind(server->dataDir() + "/blobs/objects/" + id + "/", 0), 0u) << path;
-  EXPECT_EQ(slurp(path), bytes);
+  EXPECT_EQ(readFile(path), bytes);
   EXPECT_EQ(ok("stat", address), put);
 
   json ranged = address;
@@ -134,7 +125,7 @@ TEST_F(ApiBlobs, PutCanMoveTheFileAndTakeAnExplicitContentType) {
   EXPECT_EQ(put["content_type"], "application/x-berth-test");
   EXPECT_FALSE(fs::exists(from));
   json got = ok("get", {{"project_id", id}, {"space", "releases"}, {"key", "moved"}});
-  EXPECT_EQ(slurp(got["path"]), "moved bytes");
+  EXPECT_EQ(readFile(got["path"]), "moved bytes");
   struct stat st {};
   ASSERT_EQ(::stat(got["path"].get<std::string>().c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0644u);
@@ -240,7 +231,7 @@ TEST_F(ApiBlobs, BadRequestsAreRefusedWithTheirReasons) {
   std::string from = source("ok", "ok");
   // A file a caller names outside the edge's body folder is never read.
   std::string outside = scratch + "/outside";
-  spit(outside, "not a spooled body");
+  writeFile(outside, "not a spooled body");
   struct Case {
     std::string method;
     json request;
@@ -374,11 +365,11 @@ TEST_F(CrashRecovery, AKillDuringALargeUploadLeavesNothingPartialAndItsLeftovers
   // What a crash between a write and its rename (or its commit) leaves behind, whatever
   // moment the kill above hit: an unfinished temporary and an object no row refers to.
   std::string blobs = server.dataDir() + "/blobs";
-  spit(blobs + "/tmp/0123456789abcdef0123456789abcdef.part", bytes.substr(0, 1000));
+  writeFile(blobs + "/tmp/0123456789abcdef0123456789abcdef.part", bytes.substr(0, 1000));
   std::string orphan_dir = blobs + "/objects/" + id + "/ab";
   fs::create_directories(orphan_dir);
   std::string orphan = orphan_dir + "/ab23456789abcdef0123456789abcdef";
-  spit(orphan, bytes.substr(0, 2000));
+  writeFile(orphan, bytes.substr(0, 2000));
   fs::last_write_time(orphan, fs::file_time_type::clock::now() - std::chrono::hours(2));
 
   // berthd again, on the same data_dir and control-plane database.

@@ -177,14 +177,8 @@ TEST(BlobNames, ObjectNamesAreRandomAndOnlyTheirOwnShapeParses) {
 
 // ---- the local backend ----------------------------------------------------------------------
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-void spit(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary) << bytes;
-}
+using berth::testing::readFile;
+using berth::testing::writeFile;
 
 std::string everyByte(size_t repeat) {
   std::string out;
@@ -231,7 +225,7 @@ TEST_F(LocalBackendTest, PutBytesStoresThemWholeWithTheirHash) {
   auto path = backend_->localPath(object);
   ASSERT_TRUE(path);
   EXPECT_EQ(path->rfind(backend_->objectsDir() + "/p1/", 0), 0u) << *path;
-  EXPECT_EQ(slurp(*path), bytes);
+  EXPECT_EQ(readFile(*path), bytes);
   struct stat st {};
   ASSERT_EQ(::stat(path->c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0644u);
@@ -239,33 +233,33 @@ TEST_F(LocalBackendTest, PutBytesStoresThemWholeWithTheirHash) {
 
   std::string empty_object = newObjectName("p1");
   EXPECT_EQ(backend_->putBytes(empty_object, "").sha256, Sha256::of(""));
-  EXPECT_EQ(slurp(*backend_->localPath(empty_object)), "");
+  EXPECT_EQ(readFile(*backend_->localPath(empty_object)), "");
 }
 
 TEST_F(LocalBackendTest, PutFileCopiesAndLeavesTheSource) {
   std::string source = dir_ + "/source.bin";
   std::string bytes = everyByte(5000);  // over one copy buffer
-  spit(source, bytes);
+  writeFile(source, bytes);
   std::string object = newObjectName("p1");
   StoredObject stored = backend_->putFile(object, source, /*move=*/false);
   EXPECT_EQ(stored.size, bytes.size());
   EXPECT_EQ(stored.sha256, Sha256::of(bytes));
-  EXPECT_EQ(slurp(*backend_->localPath(object)), bytes);
-  EXPECT_EQ(slurp(source), bytes);
+  EXPECT_EQ(readFile(*backend_->localPath(object)), bytes);
+  EXPECT_EQ(readFile(source), bytes);
   EXPECT_EQ(entries(backend_->temporaryDir()), 0u);
 }
 
 TEST_F(LocalBackendTest, PutFileMovesAFileOfTheSameFileSystem) {
   std::string source = dir_ + "/data/spooled";
   std::string bytes = everyByte(100);
-  spit(source, bytes);
+  writeFile(source, bytes);
   ::chmod(source.c_str(), 0600);  // as the edge spools bodies
   std::string object = newObjectName("p1");
   StoredObject stored = backend_->putFile(object, source, /*move=*/true);
   EXPECT_EQ(stored.sha256, Sha256::of(bytes));
   EXPECT_FALSE(fs::exists(source));
   std::string path = *backend_->localPath(object);
-  EXPECT_EQ(slurp(path), bytes);
+  EXPECT_EQ(readFile(path), bytes);
   struct stat st {};
   ASSERT_EQ(::stat(path.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0644u);  // readable by the edge's workers
@@ -278,10 +272,10 @@ TEST_F(LocalBackendTest, PutFileCopiesWhenAMoveWouldCrossFileSystems) {
       shm.st_dev == ours.st_dev)
     GTEST_SKIP() << "no second file system at /dev/shm";
   std::string source = "/dev/shm/berth-storage-test-" + std::to_string(::getpid());
-  spit(source, "across");
+  writeFile(source, "across");
   std::string object = newObjectName("p1");
   backend_->putFile(object, source, /*move=*/true);
-  EXPECT_EQ(slurp(*backend_->localPath(object)), "across");
+  EXPECT_EQ(readFile(*backend_->localPath(object)), "across");
   EXPECT_TRUE(fs::exists(source));  // copied, so the caller still owns it
   ::unlink(source.c_str());
 }
@@ -346,7 +340,7 @@ TEST_F(LocalBackendTest, RemoveGroupTakesEveryObjectOfOneGroupOnly) {
   EXPECT_EQ(backend_->groups().size(), 2u);
   backend_->removeGroup("p1");
   EXPECT_FALSE(fs::exists(backend_->objectsDir() + "/p1"));
-  EXPECT_EQ(slurp(*backend_->localPath(other)), "keep");
+  EXPECT_EQ(readFile(*backend_->localPath(other)), "keep");
   EXPECT_EQ(backend_->groups(), std::vector<std::string>{"p2"});
   backend_->removeGroup("p1");  // nothing left: confirmed
 }
@@ -368,9 +362,9 @@ TEST_F(LocalBackendTest, CleanTemporaryRemovesOnlyOldUnfinishedWrites) {
   std::string old_part = backend_->temporaryDir() + "/abc.part";
   std::string new_part = backend_->temporaryDir() + "/def.part";
   std::string other = backend_->temporaryDir() + "/notes.txt";
-  spit(old_part, "half");
-  spit(new_part, "half");
-  spit(other, "keep");
+  writeFile(old_part, "half");
+  writeFile(new_part, "half");
+  writeFile(other, "keep");
   timespec old_time[2] = {{1000, 0}, {1000, 0}};
   ::utimensat(AT_FDCWD, old_part.c_str(), old_time, 0);
   EXPECT_EQ(backend_->cleanTemporary(2000), 1u);
@@ -387,7 +381,7 @@ TEST_F(LocalBackendTest, CleanTemporaryRemovesOnlyOldUnfinishedWrites) {
 TEST_F(LocalBackendTest, AWriteKilledAtAnyMomentLeavesNoPartialObject) {
   std::string source = dir_ + "/big.bin";
   std::string bytes = everyByte(16 * 1024);  // 4 MB
-  spit(source, bytes);
+  writeFile(source, bytes);
   std::string digest = Sha256::of(bytes);
   std::string marker = dir_ + "/first-done";
   for (int round = 0; round < 3; ++round) {
@@ -398,7 +392,7 @@ TEST_F(LocalBackendTest, AWriteKilledAtAnyMomentLeavesNoPartialObject) {
         LocalBackend backend(backend_->root());
         for (int i = 0;; ++i) {
           backend.putFile(newObjectName("crash"), source, /*move=*/false);
-          if (i == 0) spit(marker, "1");
+          if (i == 0) writeFile(marker, "1");
         }
       } catch (...) {
         ::_exit(1);
@@ -420,7 +414,7 @@ TEST_F(LocalBackendTest, AWriteKilledAtAnyMomentLeavesNoPartialObject) {
   for (const auto& listed : objects) {
     std::string path = *backend_->localPath(listed.object);
     EXPECT_EQ(fs::file_size(path), bytes.size()) << listed.object;
-    EXPECT_EQ(Sha256::of(slurp(path)), digest) << listed.object;
+    EXPECT_EQ(Sha256::of(readFile(path)), digest) << listed.object;
   }
   backend_->cleanTemporary(std::numeric_limits<int64_t>::max());
   EXPECT_EQ(entries(backend_->temporaryDir()), 0u);

@@ -38,6 +38,10 @@ std::string readFile(const std::string& path) {
   return ss.str();
 }
 
+void writeFile(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
 namespace {
 
 std::string createDatabase() {

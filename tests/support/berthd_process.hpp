@@ -67,6 +67,8 @@ void stopCleanly(BerthdProcess& server);
 // users when the tests run as root).
 std::string makeTempDir(const std::string& prefix);
 void removeTree(const std::string& path);
-std::string readFile(const std::string& path);
+std::string readFile(const std::string& path);  // its bytes; "" when it cannot be read
+// Writes `bytes` to `path` (replacing it); the folder must exist.
+void writeFile(const std::string& path, const std::string& bytes);
 
 }  // namespace berth::testing
