@@ -16,6 +16,7 @@
 
 #include "edge/edge.hpp"
 #include "support/berthd_process.hpp"
+#include "support/eventually.hpp"
 
 using namespace berth::core;
 using namespace std::chrono_literals;
@@ -23,13 +24,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// A local effect (a file, a process), polled every 20 ms for 15 s at most.
 bool eventually(const std::function<bool()>& condition, std::chrono::seconds limit = 15s) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (condition()) return true;
-    std::this_thread::sleep_for(20ms);
-  }
-  return condition();
+  return berth::testing::eventually(condition, limit, 20ms);
 }
 
 std::string line(const std::string& id) {

@@ -27,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include "support/eventually.hpp"
 #include "support/loopback_socket.hpp"
 
 using namespace berth::core;
@@ -71,13 +72,9 @@ std::string lower(std::string text) {
   return text;
 }
 
+// A local effect (a file, a process), polled every 20 ms for 15 s at most.
 bool eventually(const std::function<bool()>& condition, std::chrono::seconds limit = 15s) {
-  auto deadline = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (condition()) return true;
-    std::this_thread::sleep_for(20ms);
-  }
-  return condition();
+  return berth::testing::eventually(condition, limit, 20ms);
 }
 
 void sendAll(int fd, std::string_view data) {

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "support/berthd_process.hpp"
+#include "support/eventually.hpp"
 
 using namespace berth::core;
 using namespace std::chrono_literals;
@@ -47,13 +48,9 @@ bool processGone(pid_t pid) {
   return close != std::string::npos && line.size() > close + 2 && line[close + 2] == 'Z';
 }
 
+// Polled every 20 ms for 10 s at most.
 bool eventually(const std::function<bool()>& condition) {
-  auto deadline = std::chrono::steady_clock::now() + 10s;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (condition()) return true;
-    std::this_thread::sleep_for(20ms);
-  }
-  return condition();
+  return berth::testing::eventually(condition, 10s, 20ms);
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "db/pool.hpp"
 #include "support/berthd_process.hpp"
 #include "support/berthd_suite.hpp"
+#include "support/eventually.hpp"
 #include "support/pg_cluster.hpp"
 
 namespace berth::testing::projects_api {
@@ -206,16 +207,7 @@ inline std::string projectId(const BerthdProcess& server, const std::string& nam
   return ids[0];
 }
 
-// Polls until pred() holds or `limit` passes; returns whether it held. For effects that land
-// asynchronously (the edge reloading its configuration), never to judge how fast they are.
-template <class Pred>
-bool eventually(Pred pred, std::chrono::milliseconds limit = std::chrono::seconds(20)) {
-  auto deadline = std::chrono::steady_clock::now() + limit;
-  while (true) {
-    if (pred()) return true;
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-}
+// One poll for every API test (tests/support/eventually.hpp: every 100 ms, 20 s at most).
+using berth::testing::eventually;
 
 }  // namespace berth::testing::projects_api

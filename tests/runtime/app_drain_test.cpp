@@ -17,6 +17,7 @@
 
 #include "process_supervisor.hpp"
 #include "readiness.hpp"
+#include "support/eventually.hpp"
 
 namespace fs = std::filesystem;
 using namespace berth::runtime;
@@ -30,14 +31,10 @@ constexpr const char* kServer = R"JS(
 require('http').createServer((q, s) => s.end('hi\n')).listen(Number(process.env.PORT), '127.0.0.1');
 )JS";
 
+// Polled every 10 ms for 30 s at most.
 template <typename Condition>
 bool eventually(Condition done) {
-  const auto deadline = std::chrono::steady_clock::now() + 30s;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(10ms);
-  }
-  return true;
+  return berth::testing::eventually(done, 30s, 10ms);
 }
 
 int connectTo(std::uint16_t port) {
