@@ -89,7 +89,7 @@ class CStrings {
       if (fd != report_fd) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
   }
   ::execve(request.program.c_str(), argv, envp);
-  fail();
+  reportErrnoAndExit(report_fd);
 }
 
 }  // namespace
