@@ -12,10 +12,6 @@ using namespace berth::testing;
 
 namespace {
 
-std::string errorText(const HttpResult& r) {
-  return r.json().value("error", "");
-}
-
 class ApiAccounts : public BerthdSuite {
  protected:
   static void SetUpTestSuite() {

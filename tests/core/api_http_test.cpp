@@ -37,10 +37,6 @@ class ApiHttp : public BerthdSuite {
 };
 std::string ApiHttp::token;
 
-std::string errorText(const HttpResult& r) {
-  return r.json().value("error", "");
-}
-
 }  // namespace
 
 TEST_F(ApiHttp, RegionsNeedNoToken) {

@@ -17,10 +17,6 @@ using namespace berth::testing;
 
 namespace {
 
-std::string errorText(const HttpResult& r) {
-  return r.json().value("error", "");
-}
-
 std::string trimmed(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
   return s;

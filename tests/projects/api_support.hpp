@@ -30,14 +30,7 @@ inline std::string secretsKeyYaml() {
   return "projects:\n  secrets_key: \"" + kSecretsKey + "\"\n";
 }
 
-// The `error` of a JSON error body; a marker with the body when there is none, so that a
-// comparison with the expected text fails with something readable.
-inline std::string errorText(const HttpResult& r) {
-  auto j = r.json();
-  if (j.is_object() && j.contains("error") && j["error"].is_string())
-    return j["error"].get<std::string>();
-  return "<no error field; status " + std::to_string(r.status) + ", body: " + r.body + ">";
-}
+using berth::testing::errorText;  // tests/support/http_client.hpp
 
 inline std::string joined(const std::vector<std::string>& args) {
   std::string out;

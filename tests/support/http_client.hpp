@@ -29,6 +29,15 @@ struct HttpRequestSpec {
 
 HttpResult send(const HttpRequestSpec& spec);
 
+// The `error` of a JSON error body; a marker with the status and body when there is none, so
+// that a comparison with the expected text fails with something readable.
+inline std::string errorText(const HttpResult& r) {
+  auto j = r.json();
+  if (j.is_object() && j.contains("error") && j["error"].is_string())
+    return j["error"].get<std::string>();
+  return "<no error field; status " + std::to_string(r.status) + ", body: " + r.body + ">";
+}
+
 // A request to base_url + path with that Host header (a project's host through the edge).
 HttpResult sendToHost(const std::string& base_url, const std::string& host,
                       const std::string& method, const std::string& path,
