@@ -70,3 +70,12 @@ if ! cmp -s "$root/tests/browser/package-lock.json" "$stamp" 2>/dev/null; then
     --loglevel=error
   cp "$root/tests/browser/package-lock.json" "$stamp"
 fi
+
+# The storage plugin's S3 backend tests start s3rver, an S3-compatible server
+# (tests/support/s3rver/package.json, pinned by its lockfile).
+stamp="$root/tests/support/s3rver/node_modules/.berth-lock"
+if ! cmp -s "$root/tests/support/s3rver/package-lock.json" "$stamp" 2>/dev/null; then
+  echo "install-deps: installing tests/support/s3rver/package-lock.json"
+  npm ci --prefix "$root/tests/support/s3rver" --no-audit --no-fund --loglevel=error
+  cp "$root/tests/support/s3rver/package-lock.json" "$stamp"
+fi

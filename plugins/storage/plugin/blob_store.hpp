@@ -116,9 +116,19 @@ class BlobStore {
   // many. `stop` is asked between projects.
   size_t sweep(int64_t cutoff, const std::function<bool()>& stop);
 
-  // The absolute path of a blob's object for the edge, when the backend is local.
+  // The absolute path of a file with the blob's bytes for the edge and `get`: the object for
+  // the local backend, a verified local copy for S3. @throw berth::Error 502 when the store
+  // did not return it.
   std::optional<std::string> localPath(const BlobRecord& record) const {
-    return backend_.localPath(record.object);
+    try {
+      return backend_.localCopy(record.object, {static_cast<uint64_t>(record.size), record.sha256},
+                                record.updated_at);
+    } catch (const BackendError& e) {
+      services_.logger()
+          .withProject(record.project_id)
+          .error("object " + record.object + " could not be copied here: " + e.what());
+      throw berth::Error::badGateway("object storage did not return the blob; try again");
+    }
   }
   std::string read(const LogTo& log, const BlobRecord& record, uint64_t offset,
                    uint64_t length) const;

@@ -9,7 +9,7 @@
 #include "blob_service.hpp"
 #include "context.hpp"
 #include "file_routes.hpp"
-#include "local_backend.hpp"
+#include "backend_choice.hpp"
 
 #include "berth_migrations_storage.inc"
 
@@ -23,6 +23,7 @@ class StoragePlugin final : public berth::Plugin {
                    "must be inside data_dir so the edge may send its files");
     r.configString("mime_types", "/etc/mime.types",
                    "the mime.types file that gives stored files their content type");
+    declareBackendConfig(r);
     r.configIntMap("disk_quota_mb",
                    {{"free", 1024}, {"hobby", 10240}, {"pro", 102400}, {"scale", std::nullopt}},
                    "megabytes of stored files and release archives an account may keep, by "
@@ -85,7 +86,7 @@ class StoragePlugin final : public berth::Plugin {
     }
 
     try {
-      auto backend = std::make_unique<LocalBackend>(root);
+      auto backend = makeBackend(config, root, services.logger());
       // Nothing of this process is being written yet: every temporary is a crash's leftover.
       size_t cleaned = backend->cleanTemporary(std::numeric_limits<int64_t>::max());
       if (cleaned > 0)

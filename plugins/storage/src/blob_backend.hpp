@@ -3,8 +3,8 @@
 // a backend stores, finds and removes objects and nothing else. Objects are written once and
 // never changed: replacing a blob writes a new object and removes the old one afterwards.
 //
-// The local directory backend (local_backend.hpp) is the default; README.md says what an
-// S3-compatible one would need.
+// The local directory backend (local_backend.hpp) is the default; s3_backend.hpp keeps objects
+// in an S3-compatible bucket (storage.backend: s3).
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -57,6 +57,14 @@ class BlobBackend {
   // The absolute path of the object's file when the backend keeps objects on this machine
   // (the edge sends it with sendfile); std::nullopt for a remote store.
   virtual std::optional<std::string> localPath(const std::string& object) const = 0;
+  // A file on this machine with the object's bytes, dated `modified`, for the edge to send and
+  // for `get`: the object itself for the local backend; a verified local copy for a remote
+  // store (s3_backend.hpp), fetched when missing. @throw BackendError when it cannot be had.
+  virtual std::optional<std::string> localCopy(const std::string& object,
+                                               const StoredObject& /*expected*/,
+                                               int64_t /*modified*/) const {
+    return localPath(object);
+  }
 
   // Up to `length` bytes from `offset` (fewer at the end).
   virtual std::string read(const std::string& object, uint64_t offset, uint64_t length) const = 0;

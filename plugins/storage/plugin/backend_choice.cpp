@@ -1,0 +1,61 @@
+#include "backend_choice.hpp"
+
+#include "local_backend.hpp"
+#include "s3_backend.hpp"
+
+namespace berth::storage {
+
+void declareBackendConfig(berth::Registrar& r) {
+  r.configString("backend", "local",
+                 "where blob bytes live: local (files under root) or s3 (an S3-compatible "
+                 "bucket, with local copies under root for the edge)");
+  r.configString("s3_endpoint", "",
+                 "backend s3: the store's URL, http(s)://host[:port] without a path");
+  r.configString("s3_bucket", "", "backend s3: the bucket (it must exist)");
+  r.configString("s3_region", "us-east-1", "backend s3: the region requests are signed for");
+  r.configBool("s3_path_style", true,
+               "backend s3: <endpoint>/<bucket>/<key> URLs (MinIO, Garage, Ceph RGW); false for "
+               "virtual-hosted <bucket>.<host> URLs (AWS S3)");
+  r.configString("s3_credentials_file", "",
+                 "backend s3: an AWS credentials file of mode 0600; empty: AWS_ACCESS_KEY_ID "
+                 "and AWS_SECRET_ACCESS_KEY from berthd's environment");
+  r.configInt("s3_timeout_seconds", 30,
+              "backend s3: a request that connects no faster, or moves no data for this long, "
+              "has failed (502)",
+              berth::IntRange{1, 3600});
+}
+
+std::unique_ptr<BlobBackend> makeBackend(const nlohmann::json& config, const std::string& root,
+                                         berth::Logger logger) {
+  std::string kind = config.value("backend", "local");
+  if (kind == "local") return std::make_unique<LocalBackend>(root);
+  if (kind != "s3") throw berth::Error("storage.backend must be local or s3, not '" + kind + "'");
+  S3Settings settings;
+  settings.endpoint = config.value("s3_endpoint", "");
+  settings.bucket = config.value("s3_bucket", "");
+  settings.region = config.value("s3_region", "us-east-1");
+  settings.path_style = config.value("s3_path_style", true);
+  settings.connect_timeout_seconds = config.value("s3_timeout_seconds", int64_t{30});
+  settings.stall_seconds = settings.connect_timeout_seconds;
+  try {
+    checkS3Settings(settings);
+    settings.credentials = loadS3Credentials(config.value("s3_credentials_file", ""));
+  } catch (const std::runtime_error& e) {
+    throw berth::Error(std::string("storage: ") + e.what());
+  }
+  std::string where = settings.endpoint + " bucket " + settings.bucket;
+  auto backend = std::make_unique<S3Backend>(std::move(settings), root);
+  try {
+    backend->probe();
+  } catch (const BackendError& e) {
+    throw berth::Error(
+        "storage: the S3 store (storage.s3_endpoint, s3_bucket) did not answer a "
+        "listing of the bucket: " +
+        std::string(e.what()));
+  }
+  logger.info("blobs are kept in S3 at " + where + "; local copies for the edge under " + root +
+              "/cache");
+  return backend;
+}
+
+}  // namespace berth::storage
