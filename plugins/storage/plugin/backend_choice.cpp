@@ -25,21 +25,21 @@ void declareBackendConfig(berth::Registrar& r) {
               berth::IntRange{1, 3600});
 }
 
-std::unique_ptr<BlobBackend> makeBackend(const nlohmann::json& config, const std::string& root,
-                                         berth::Logger logger) {
-  std::string kind = config.value("backend", "local");
+std::unique_ptr<BlobBackend> makeBackend(const berth::Services& services, const std::string& root) {
+  std::string kind = services.configValue<std::string>("backend");
   if (kind == "local") return std::make_unique<LocalBackend>(root);
   if (kind != "s3") throw berth::Error("storage.backend must be local or s3, not '" + kind + "'");
   S3Settings settings;
-  settings.endpoint = config.value("s3_endpoint", "");
-  settings.bucket = config.value("s3_bucket", "");
-  settings.region = config.value("s3_region", "us-east-1");
-  settings.path_style = config.value("s3_path_style", true);
-  settings.connect_timeout_seconds = config.value("s3_timeout_seconds", int64_t{30});
+  settings.endpoint = services.configValue<std::string>("s3_endpoint");
+  settings.bucket = services.configValue<std::string>("s3_bucket");
+  settings.region = services.configValue<std::string>("s3_region");
+  settings.path_style = services.configValue<bool>("s3_path_style");
+  settings.connect_timeout_seconds = services.configValue<int64_t>("s3_timeout_seconds");
   settings.stall_seconds = settings.connect_timeout_seconds;
   try {
     checkS3Settings(settings);
-    settings.credentials = loadS3Credentials(config.value("s3_credentials_file", ""));
+    settings.credentials =
+        loadS3Credentials(services.configValue<std::string>("s3_credentials_file"));
   } catch (const std::runtime_error& e) {
     throw berth::Error(std::string("storage: ") + e.what());
   }
@@ -53,8 +53,8 @@ std::unique_ptr<BlobBackend> makeBackend(const nlohmann::json& config, const std
         "listing of the bucket: " +
         std::string(e.what()));
   }
-  logger.info("blobs are kept in S3 at " + where + "; local copies for the edge under " + root +
-              "/cache");
+  services.logger().info("blobs are kept in S3 at " + where + "; local copies for the edge under " +
+                         root + "/cache");
   return backend;
 }
 

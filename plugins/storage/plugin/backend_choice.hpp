@@ -18,7 +18,6 @@ void declareBackendConfig(berth::Registrar& r);
 // the bucket is listed once, so wrong settings stop the start with the store's answer.
 // @throw berth::Error with a sentence naming the key (a credentials file other users can read,
 // no credentials, a bad endpoint, a store that refuses).
-std::unique_ptr<BlobBackend> makeBackend(const nlohmann::json& config, const std::string& root,
-                                         berth::Logger logger);
+std::unique_ptr<BlobBackend> makeBackend(const berth::Services& services, const std::string& root);
 
 }  // namespace berth::storage

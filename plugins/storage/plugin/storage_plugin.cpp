@@ -86,7 +86,7 @@ class StoragePlugin final : public berth::Plugin {
     }
 
     try {
-      auto backend = makeBackend(config, root, services.logger());
+      auto backend = makeBackend(services, root);
       // Nothing of this process is being written yet: every temporary is a crash's leftover.
       size_t cleaned = backend->cleanTemporary(std::numeric_limits<int64_t>::max());
       if (cleaned > 0)
