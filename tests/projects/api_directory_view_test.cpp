@@ -19,7 +19,9 @@ class DirectoryView : public ProjectsServerSuite {
  protected:
   static void SetUpTestSuite() {
     BerthdOptions options;
-    options.plugins = {"projects", "projecthooks", "serviceprobe"};
+    // The runtime's start-command rules (runtime.start_commands.v1) check a cmd and name its
+    // runtime.
+    options.plugins = {"projects", "projecthooks", "storage", "runtime", "serviceprobe"};
     startServer(options);
   }
   static HttpResult call(const std::string& method, const json& request) {

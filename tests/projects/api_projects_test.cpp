@@ -45,7 +45,9 @@ class ApiProjects : public BerthdSuite {
  protected:
   static void SetUpTestSuite() {
     BerthdOptions options;
-    options.plugins = {"projects", "projecthooks"};
+    // The runtime's start-command rules (runtime.start_commands.v1) check a cmd and name its
+    // runtime.
+    options.plugins = {"projects", "projecthooks", "storage", "runtime"};
     startServer(options);
   }
   static void TearDownTestSuite() { dropServer(); }

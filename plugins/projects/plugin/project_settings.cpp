@@ -16,7 +16,7 @@ ProjectRecord changeSettings(const Context& c, ProjectRecord project,
     project.region = *change.region;
   }
   if (change.cmd) {
-    if (auto problem = commandProblem(*change.cmd)) throw berth::Error::badRequest(*problem);
+    if (auto problem = commandProblem(c, *change.cmd)) throw berth::Error::badRequest(*problem);
     project.cmd = *change.cmd;
   }
   if (change.cache_ttl) {

@@ -95,7 +95,7 @@ void appendProject(std::string& out, const Context& context, const ProjectRecord
   const berth::storage_stats::FileStats* files =
       options.zero_files ? nullptr : partOf(extras.files, p.id);
   const berth::runtime_status::Status* runtime = partOf(extras.runtime, p.id);
-  auto runtimeName = guessRuntime(p.cmd);
+  auto runtimeName = guessRuntime(context, p.cmd);
   ObjectText view(out);
   view.boolean("cache_enabled", p.cache_enabled)
       .number("cache_ttl", p.cache_ttl)

@@ -7,6 +7,7 @@
 #include "parts.hpp"
 #include "release_build.hpp"
 #include "shared_folder.hpp"
+#include "start_commands_service.hpp"
 
 #include "berth_migrations_runtime.inc"
 
@@ -57,6 +58,7 @@ class RuntimePlugin final : public berth::Plugin {
     registerReleases(r, context_);
     registerLogs(r, context_);
     registerStatusService(r, context_);
+    registerStartCommandsService(r);
     registerReleasesService(r, context_);
     registerAppsService(r, context_);
     registerGateway(r, context_);

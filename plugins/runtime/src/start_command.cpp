@@ -109,7 +109,7 @@ StartChoice detectNode(const fs::path& dir, const ToolFinder& tool_exists) {
     // words (common: "NODE_ENV=production node server.js") become its environment.
     auto words = splitCommand(scripts["start"].get<std::string>());
     std::size_t first = 0;
-    while (first < words.size() && berth::isEnvAssignment(words[first])) {
+    while (first < words.size() && isEnvAssignment(words[first])) {
       const auto eq = words[first].find('=');
       plan.env.emplace_back(words[first].substr(0, eq), words[first].substr(eq + 1));
       ++first;

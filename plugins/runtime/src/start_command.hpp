@@ -11,15 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include <berth/start_commands.hpp>
+#include "start_commands.hpp"
 
 namespace berth::runtime {
-
-// The shell rule, the runtime table and the word split are the SDK's, shared with the projects
-// plugin so the two cannot drift apart.
-using berth::commandProblem;
-using berth::runtimeOfCommand;
-using berth::splitCommand;
 
 enum class StartKind {
   Static,   // files served by the edge, no process

@@ -1,8 +1,10 @@
-#include "commands.hpp"
+// The start-command rules (docs/openapi.yaml, PATCH /projects/{name}): the shell rule and the
+// runtime table, which the projects plugin asks for through runtime.start_commands.v1.
+#include "start_commands.hpp"
 
 #include <gtest/gtest.h>
 
-using namespace berth::projects;
+using namespace berth::runtime;
 
 namespace {
 const std::string kAssignment =
@@ -106,12 +108,12 @@ TEST(GuessRuntime, RecognisesTheFirstWord) {
       {"nginx -g daemon-off", "Static"},
       {"  /usr/local/bin/node\tserver.js", "Node"},
   };
-  for (const auto& [cmd, runtime] : table) EXPECT_EQ(guessRuntime(cmd), runtime) << cmd;
+  for (const auto& [cmd, runtime] : table) EXPECT_EQ(runtimeOfCommand(cmd), runtime) << cmd;
 }
 
 TEST(GuessRuntime, UnknownOrEmptyIsNull) {
   for (const char* cmd : {"", "   ", "./server", "bin/app --flag", "gopher", "go-server",
                           "server.go", "nodemon app.js", "pythonista", "/usr/bin/", "Node x"}) {
-    EXPECT_EQ(guessRuntime(cmd), std::nullopt) << cmd;
+    EXPECT_EQ(runtimeOfCommand(cmd), std::nullopt) << cmd;
   }
 }

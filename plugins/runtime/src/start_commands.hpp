@@ -1,12 +1,13 @@
 /** @file
- *  Start commands (docs/openapi.yaml, PATCH /projects/{name}, the start-command rules), shared
- *  by every plugin that stores or runs one: the projects plugin checks a PATCHed `cmd`, the
- *  runtime checks the `x-berth-cmd` header and runs the command. Header-only, so the rule and
- *  the runtime table cannot drift apart.
+ *  Start commands (docs/openapi.yaml, PATCH /projects/{name}, the start-command rules): the
+ *  runtime's rules, since it runs them. Other plugins ask for them through
+ *  runtime.start_commands.v1 (<berth/services/runtime_start_commands.hpp>): the projects
+ *  plugin checks a PATCHed `cmd` and shows a Project's `runtime` with its answer, so the rule
+ *  and the runtime table are written once, here.
  *
  *  Commands are run directly, never through a shell: they are split on blanks into argv. */
-#ifndef BERTH_START_COMMANDS_HPP
-#define BERTH_START_COMMANDS_HPP
+#ifndef BERTH_RUNTIME_START_COMMANDS_HPP
+#define BERTH_RUNTIME_START_COMMANDS_HPP
 
 #include <algorithm>
 #include <array>
@@ -17,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-namespace berth {
+namespace berth::runtime {
 
 namespace detail {
 
@@ -124,6 +125,6 @@ inline std::vector<std::string> splitCommand(std::string_view cmd) {
   return words;
 }
 
-}  // namespace berth
+}  // namespace berth::runtime
 
-#endif  // BERTH_START_COMMANDS_HPP
+#endif  // BERTH_RUNTIME_START_COMMANDS_HPP
