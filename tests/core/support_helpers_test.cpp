@@ -1,6 +1,6 @@
 // The helpers tests/support gives every test program: eventually's polling (used with different
 // polls and limits by the API tests and the core's and runtime's unit tests) and the file
-// helpers that replaced the copies in each part.
+// helpers and the tar(1) archive builder that replaced the copies in each part.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -8,6 +8,7 @@
 
 #include "support/berthd_process.hpp"
 #include "support/eventually.hpp"
+#include "support/tar_gz.hpp"
 
 using namespace berth::testing;
 using namespace std::chrono_literals;
@@ -53,4 +54,14 @@ TEST(FileHelpers, WriteFileThenReadFileGiveTheSameBytes) {
   EXPECT_EQ(readFile(dir + "/missing"), "") << "a file that cannot be read reads as nothing";
   removeTree(dir);
   EXPECT_FALSE(std::filesystem::exists(dir));
+}
+
+TEST(TarGz, HoldsEveryFileWithItsBytesInItsFolders) {
+  const std::string dir = makeTempDir("berth-support-tar");
+  writeFile(dir + "/release.tar.gz", tarGz({{"index.html", "<h1>hi</h1>"}, {"a/b/c.txt", "deep"}}));
+  auto unpacked = berth::core::runCommand({"tar", "-xzf", dir + "/release.tar.gz", "-C", dir});
+  ASSERT_TRUE(unpacked.status.ok()) << unpacked.output;
+  EXPECT_EQ(readFile(dir + "/index.html"), "<h1>hi</h1>");
+  EXPECT_EQ(readFile(dir + "/a/b/c.txt"), "deep");
+  removeTree(dir);
 }

@@ -15,6 +15,7 @@
 
 #include "../projects/api_support.hpp"
 #include "support/fault_injection.hpp"
+#include "support/tar_gz.hpp"
 
 namespace berth::testing::faults {
 
@@ -39,22 +40,6 @@ inline std::string randomBytes(size_t size, std::mt19937_64& engine) {
     std::memcpy(out.data() + i, &v, 8);
   }
   return out;
-}
-
-// A gzip-compressed tar of `files` (path -> bytes), made by tar(1) in a temporary folder.
-inline std::string tarGz(const std::map<std::string, std::string>& files) {
-  const std::string dir = makeTempDir("berth-fault-tar");
-  for (const auto& [path, bytes] : files) {
-    std::filesystem::path file = std::filesystem::path(dir) / "tree" / path;
-    std::filesystem::create_directories(file.parent_path());
-    std::ofstream(file, std::ios::binary) << bytes;
-  }
-  std::filesystem::create_directories(dir + "/tree");
-  auto made = core::runCommand({"tar", "czf", dir + "/out.tgz", "-C", dir + "/tree", "."});
-  std::string archive = readFile(dir + "/out.tgz");
-  removeTree(dir);
-  if (!made.status.ok()) throw std::runtime_error("tar: " + made.output);
-  return archive;
 }
 
 // One case's berthd (projects, storage, runtime, sqlconsole, scheduler) and its account. Creation

@@ -15,6 +15,7 @@
 #include "../projects/api_support.hpp"
 #include "support/berthd_process.hpp"
 #include "support/http_client.hpp"
+#include "support/tar_gz.hpp"
 #include "util/process.hpp"
 
 namespace berth::testing::isolation {
@@ -25,33 +26,8 @@ inline std::string manyProjectsYaml() {
   return projects_api::secretsKeyYaml() + "  creation_burst: 100\n";
 }
 
-// A gzip tar of `files` (path -> contents, folders made as needed), made by tar(1).
-class TarBuilder {
- public:
-  TarBuilder& file(const std::string& path, const std::string& contents) {
-    files_.emplace_back(path, contents);
-    return *this;
-  }
-  std::string finish() const {
-    namespace fs = std::filesystem;
-    const std::string dir = makeTempDir("berth-isolation-tar");
-    const std::string tree = dir + "/tree";
-    fs::create_directories(tree);
-    for (const auto& [path, contents] : files_) {
-      fs::create_directories(fs::path(tree + "/" + path).parent_path());
-      std::ofstream(tree + "/" + path, std::ios::binary) << contents;
-    }
-    const std::string archive = dir + "/release.tar.gz";
-    auto made = core::runCommand({"tar", "-czf", archive, "-C", tree, "."});
-    std::string bytes = made.status.ok() ? readFile(archive) : "";
-    removeTree(dir);
-    if (!made.status.ok()) throw std::runtime_error("tar: " + made.output);
-    return bytes;
-  }
-
- private:
-  std::vector<std::pair<std::string, std::string>> files_;
-};
+// Releases are made by tar(1): these tests link no libarchive.
+using TarBuilder = TarGz;
 
 // POST /projects/<name>/deploys with a .tar.gz; the answer (202 and the release's id when
 // taken).
