@@ -8,6 +8,7 @@
 #include <chrono>
 #include <ctime>
 #include <iterator>
+#include <memory>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -113,6 +114,27 @@ class ProjectsServerSuite : public BerthdSuite {
   }
   static void TearDownTestSuite() { dropServer(); }
   static ApiClient api(const Account& a) { return server->api(a.token); }
+};
+
+// A suite's berthd and the account its tests act as (`owner`, made by startServer), for the
+// suites whose tests each make projects of their own.
+class OwnerSuite : public BerthdSuite {
+ protected:
+  static void startServer(BerthdOptions options, const std::string& owner_slug) {
+    BerthdSuite::startServer(std::move(options));
+    owner = std::make_unique<Account>(makeAccount(*server, owner_slug));
+  }
+  static void TearDownTestSuite() {
+    stopServer();
+    owner.reset();
+  }
+  static ApiClient api() { return server->api(owner->token); }
+  // A new project of the owner's; its name.
+  static std::string project(const std::string& label) {
+    mustCreate(api(), label);
+    return projectName(label, owner->slug);
+  }
+  static inline std::unique_ptr<Account> owner;
 };
 
 inline std::vector<std::string> listedNames(const ApiClient& api) {

@@ -46,7 +46,7 @@ std::string nodeRelease(const std::string& source) {
       .finish();
 }
 
-class ApiAppReplacement : public BerthdSuite {
+class ApiAppReplacement : public OwnerSuite {
  protected:
   static void SetUpTestSuite() {
     BerthdOptions options;
@@ -57,19 +57,7 @@ class ApiAppReplacement : public BerthdSuite {
                          "  idle_stop_seconds: 30\n"
                          "  start_timeout_seconds: 20\n"
                          "  stop_grace_seconds: 2\n";
-    startServer(options);
-    owner = std::make_unique<Account>(makeAccount(*server, "replown"));
-  }
-  static void TearDownTestSuite() {
-    stopServer();
-    owner.reset();
-  }
-
-  static ApiClient api() { return server->api(owner->token); }
-
-  static std::string project(const std::string& label) {
-    mustCreate(api(), label);
-    return projectName(label, owner->slug);
+    startServer(options, "replown");
   }
 
   static std::string deploy(const std::string& name, const std::string& archive) {
@@ -87,8 +75,6 @@ class ApiAppReplacement : public BerthdSuite {
     return std::async(std::launch::async,
                       [=] { return onProjectHost(*server, name, path, {}, method); });
   }
-
-  static inline std::unique_ptr<Account> owner;
 };
 
 TEST_F(ApiAppReplacement, ARequestWaitingForTheStartOutlivesARestartForASecret) {

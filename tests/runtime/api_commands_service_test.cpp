@@ -55,7 +55,7 @@ std::string psqlBinary() {
   return path;
 }
 
-class ApiCommands : public BerthdSuite {
+class ApiCommands : public OwnerSuite {
  protected:
   static void SetUpTestSuite() {
     BerthdOptions options;
@@ -65,19 +65,12 @@ class ApiCommands : public BerthdSuite {
     // berthd's HTTP server gives a connection to a thread by its descriptor, so four running
     // commands leave the fifth request a free thread only when there are many.
     options.set = {"edge.backend_threads=64"};
-    startServer(options);
-    owner = std::make_unique<Account>(makeAccount(*server, "cmdown"));
-  }
-  static void TearDownTestSuite() {
-    stopServer();
-    owner.reset();
+    startServer(options, "cmdown");
   }
   void SetUp() override {
     if (!berth::runtime::toolOnPath("bwrap"))
       GTEST_SKIP() << "bubblewrap is not installed here (scripts/install-deps.sh installs it)";
   }
-  static ApiClient api() { return server->api(owner->token); }
-
   // A project with a live static release holding index.html = `text`; its name.
   static std::string projectWithRelease(const std::string& label, const std::string& text) {
     mustCreate(api(), label);
@@ -116,8 +109,6 @@ class ApiCommands : public BerthdSuite {
                     {projectId(*server, name)});
     return v.empty() ? "<none>" : v[0];
   }
-
-  static inline std::unique_ptr<Account> owner;
 };
 
 TEST_F(ApiCommands, ACommandRunsAsTheAppInItsReleaseReadOnly) {

@@ -77,7 +77,7 @@ std::set<pid_t> nginxWorkers(pid_t master) {
   return out;
 }
 
-class ApiEdgeReload : public BerthdSuite {
+class ApiEdgeReload : public OwnerSuite {
  protected:
   static void SetUpTestSuite() {
     if (!berth::runtime::toolOnPath("php-cgi")) return;
@@ -90,30 +90,16 @@ class ApiEdgeReload : public BerthdSuite {
         "  start_timeout_seconds: 10\n"
         "  stop_grace_seconds: 2\n" +
         (berth::runtime::toolOnPath("bwrap") ? "" : "  unsafe_run_without_sandbox: true\n");
-    startServer(options);
-    owner = std::make_unique<Account>(makeAccount(*server, "reloadown"));
-  }
-  static void TearDownTestSuite() {
-    stopServer();
-    owner.reset();
+    startServer(options, "reloadown");
   }
   void SetUp() override {
     if (!berth::runtime::toolOnPath("php-cgi"))
       GTEST_SKIP() << "php-cgi is not installed here (scripts/install-deps.sh installs it)";
   }
 
-  static ApiClient api() { return server->api(owner->token); }
-
-  static std::string project(const std::string& label) {
-    mustCreate(api(), label);
-    return projectName(label, owner->slug);
-  }
-
   static void deploy(const std::string& name, const std::string& archive) {
     deployLive(api(), name, archive, std::chrono::seconds(60));
   }
-
-  static inline std::unique_ptr<Account> owner;
 };
 
 TEST_F(ApiEdgeReload, TheFirstAnswerOfAFreshPhpAppArrivesWholeThroughAReload) {

@@ -113,7 +113,7 @@ std::string countLines(const std::string& file) {
   return std::to_string(n);
 }
 
-class ApiGateway : public BerthdSuite {
+class ApiGateway : public OwnerSuite {
  protected:
   static void SetUpTestSuite() {
     BerthdOptions options;
@@ -126,19 +126,7 @@ class ApiGateway : public BerthdSuite {
                          "  stop_grace_seconds: 2\n"
                          "scheduler:\n"
                          "  minute_ms: 1000\n";
-    startServer(options);
-    owner = std::make_unique<Account>(makeAccount(*server, "gwown"));
-  }
-  static void TearDownTestSuite() {
-    stopServer();
-    owner.reset();
-  }
-
-  static ApiClient api() { return server->api(owner->token); }
-
-  static std::string project(const std::string& label) {
-    mustCreate(api(), label);
-    return projectName(label, owner->slug);
+    startServer(options, "gwown");
   }
 
   // Uploads a release and waits until it is live; returns the release id.
@@ -181,8 +169,6 @@ class ApiGateway : public BerthdSuite {
     EXPECT_EQ(r.status, 200) << r.body;
     return r.json().value("logs", json::array());
   }
-
-  static inline std::unique_ptr<Account> owner;
 };
 
 TEST(PgEnvironment, SplitsTheUrlTheProjectsPluginWrites) {

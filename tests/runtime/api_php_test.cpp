@@ -99,7 +99,7 @@ bool phpHasPgsql() {
   return text.find("\npgsql\n") != std::string::npos;
 }
 
-class ApiPhp : public BerthdSuite {
+class ApiPhp : public OwnerSuite {
  protected:
   static void SetUpTestSuite() {
     if (!phpCgiInstalled()) return;
@@ -114,24 +114,12 @@ class ApiPhp : public BerthdSuite {
                          // PHP inside bubblewrap (the default) when it is there (CI installs
                          // it): php-cgi must find its php.ini and extensions (pgsql) in it.
                          (sandboxed() ? "" : "  unsafe_run_without_sandbox: true\n");
-    startServer(options);
-    owner = std::make_unique<Account>(makeAccount(*server, "phpown"));
-  }
-  static void TearDownTestSuite() {
-    stopServer();
-    owner.reset();
+    startServer(options, "phpown");
   }
   void SetUp() override {
     if (!phpCgiInstalled())
       GTEST_SKIP() << "php-cgi is not installed here (scripts/install-deps.sh installs php-cgi "
                       "and php-pgsql): the PHP runtime cannot be tested";
-  }
-
-  static ApiClient api() { return server->api(owner->token); }
-
-  static std::string project(const std::string& label) {
-    mustCreate(api(), label);
-    return projectName(label, owner->slug);
   }
 
   // Uploads a release and waits until it is live; returns the release.
@@ -158,8 +146,6 @@ class ApiPhp : public BerthdSuite {
     EXPECT_EQ(r.status, 200) << r.body;
     return r.json().value("logs", json::array());
   }
-
-  static inline std::unique_ptr<Account> owner;
 };
 
 std::string phpRelease() {

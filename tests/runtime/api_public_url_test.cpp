@@ -27,7 +27,7 @@ require('http').createServer((req, res) => {
 }).listen(Number(process.env.PORT), '127.0.0.1');
 )JS";
 
-class ApiPublicUrl : public BerthdSuite {
+class ApiPublicUrl : public OwnerSuite {
  protected:
   static void SetUpTestSuite() {
     dns_port = berth::core::freeLoopbackPort();
@@ -35,20 +35,16 @@ class ApiPublicUrl : public BerthdSuite {
     options.plugins = {"projects", "storage", "runtime"};
     options.extra_yaml =
         secretsKeyYaml() + "  dns_resolver: \"127.0.0.1:" + std::to_string(dns_port) + "\"\n";
-    startServer(options);
-    owner = std::make_unique<Account>(makeAccount(*server, "urlown"));
+    startServer(options, "urlown");
     scratch = makeTempDir("berth-public-url");
   }
   static void TearDownTestSuite() {
-    stopServer();
-    owner.reset();
+    OwnerSuite::TearDownTestSuite();
     removeTree(scratch);
   }
-  static ApiClient api() { return server->api(owner->token); }
   static std::string addressSeen(const std::string& name) {
     return onProjectHost(*server, name, "/").body;
   }
-  static inline std::unique_ptr<Account> owner;
   static inline uint16_t dns_port = 0;
   static inline std::string scratch;
 };

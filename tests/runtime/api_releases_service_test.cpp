@@ -69,22 +69,19 @@ struct Gate {
   ~Gate() { open(); }
 };
 
-class ApiReleasesService : public BerthdSuite {
+class ApiReleasesService : public OwnerSuite {
  protected:
   static void SetUpTestSuite() {
     BerthdOptions options;
     options.plugins = {"projects", "storage", "runtime", "serviceprobe"};
     options.extra_yaml = "projects:\n  creation_burst: 100\n";
-    startServer(options);
-    owner = std::make_unique<Account>(makeAccount(*server, "relsvc"));
+    startServer(options, "relsvc");
     scratch = makeTempDir("berth-releases-service");
   }
   static void TearDownTestSuite() {
-    stopServer();
+    OwnerSuite::TearDownTestSuite();
     removeTree(scratch);
-    owner.reset();
   }
-  static ApiClient api() { return server->api(owner->token); }
   // A new project; its name and id.
   static std::pair<std::string, std::string> project(const std::string& label) {
     mustCreate(api(), label);
@@ -120,7 +117,6 @@ class ApiReleasesService : public BerthdSuite {
     EXPECT_EQ(errorText(r), error) << request.dump();
   }
 
-  static inline std::unique_ptr<Account> owner;
   static inline std::string scratch;
 };
 

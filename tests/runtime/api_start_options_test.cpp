@@ -51,21 +51,15 @@ require('http').createServer((req, res) => {
 }).listen(Number(process.env.PORT), '127.0.0.1');
 )JS";
 
-class ApiStartOptions : public BerthdSuite {
+class ApiStartOptions : public OwnerSuite {
  protected:
   static void SetUpTestSuite() {
     BerthdOptions options;
     options.plugins = {"projects", "storage", "runtime", "serviceprobe"};
     options.extra_yaml = secretsKeyYaml() + "  creation_burst: 100\n";
-    startServer(options);
-    owner = std::make_unique<Account>(makeAccount(*server, "startopt"));
+    startServer(options, "startopt");
     shared = server->dataDir() + "/shared";
   }
-  static void TearDownTestSuite() {
-    stopServer();
-    owner.reset();
-  }
-  static ApiClient api() { return server->api(owner->token); }
   static HttpResult call(const std::string& service, const std::string& method,
                          const json& request) {
     return callService(*server, service, method, request, 120000);
@@ -113,7 +107,6 @@ class ApiStartOptions : public BerthdSuite {
     EXPECT_EQ(errorText(r), error) << request.dump();
   }
 
-  static inline std::unique_ptr<Account> owner;
   static inline std::string shared;
 };
 
