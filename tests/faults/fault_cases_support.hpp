@@ -91,20 +91,6 @@ inline void strikeBerthd(BerthdProcess& server, Mode mode,
   }
 }
 
-// A gzip tar of a Node app (package.json + server.js), as an upload's body.
-inline std::string nodeRelease(const std::string& server_js) {
-  const std::string dir = makeTempDir("fault-release");
-  std::ofstream(dir + "/package.json") << R"({"name": "fault-case", "main": "server.js"})";
-  std::ofstream(dir + "/server.js") << server_js;
-  const std::string archive = dir + ".tgz";
-  auto r = core::runCommand({"tar", "czf", archive, "-C", dir, "."});
-  if (!r.status.ok()) throw std::runtime_error("tar: " + r.output);
-  std::string body = readFile(archive);
-  removeTree(dir);
-  std::filesystem::remove(archive);
-  return body;
-}
-
 inline HttpResult onHost(const BerthdProcess& server, const std::string& project,
                          const std::string& path, long timeout_ms = 10000) {
   return sendToHost(server.baseUrl(), project + ".localhost", "GET", path, {}, "", timeout_ms);

@@ -13,12 +13,10 @@
 #include "host_requests.hpp"
 #include "support/berthd_suite.hpp"
 #include "support/release_upload.hpp"
-#include "tar_builder.hpp"
 
 using namespace berth::testing;
 using namespace berth::testing::projects_api;
 using namespace berth::testing::runtime_api;
-using berth::runtime::testing::TarBuilder;
 using berth::testing::stopCleanly;
 using nlohmann::json;
 
@@ -38,13 +36,6 @@ require('http').createServer((req, res) => {
   res.end('quick\n');
 }).listen(Number(process.env.PORT), '127.0.0.1');
 )JS";
-
-std::string nodeRelease(const std::string& source) {
-  return TarBuilder()
-      .file("package.json", R"({"name": "replace-test", "main": "server.js"})")
-      .file("server.js", source)
-      .finish();
-}
 
 class ApiAppReplacement : public OwnerSuite {
  protected:

@@ -97,13 +97,6 @@ console.error('boom: FAILING_CONFIG is not set');
 process.exit(1);
 )JS";
 
-std::string nodeRelease(const char* source) {
-  return TarBuilder()
-      .file("package.json", R"({"name": "gw-test", "main": "server.js"})")
-      .file("server.js", source)
-      .finish();
-}
-
 std::string countLines(const std::string& file) {
   std::ifstream in(file);
   std::string line;

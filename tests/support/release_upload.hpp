@@ -8,8 +8,17 @@
 
 #include "projects/api_support.hpp"
 #include "support/http_client.hpp"
+#include "support/tar_gz.hpp"
 
 namespace berth::testing {
+
+// A Node app's release (package.json naming server.js, and server.js) as a gzip tar.
+inline std::string nodeRelease(const std::string& server_js) {
+  return TarGz()
+      .file("package.json", R"({"name": "app", "main": "server.js"})")
+      .file("server.js", server_js)
+      .finish();
+}
 
 // Polls GET /projects/{project}/deploys/{id} until it answers 200 with a status other than
 // "building"; returns that release (live or failed). Throws with the last answer when `limit`
