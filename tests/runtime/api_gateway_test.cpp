@@ -157,11 +157,7 @@ class ApiGateway : public OwnerSuite {
     return api().get("/projects/" + name).json().value("state", "");
   }
 
-  static json logs(const std::string& name) {
-    auto r = api().get("/projects/" + name + "/logs?limit=1000");
-    EXPECT_EQ(r.status, 200) << r.body;
-    return r.json().value("logs", json::array());
-  }
+  static json logs(const std::string& name) { return projectLogs(api(), name); }
 };
 
 TEST(PgEnvironment, SplitsTheUrlTheProjectsPluginWrites) {
