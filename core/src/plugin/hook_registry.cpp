@@ -19,16 +19,25 @@ int32_t HookRegistry::fire(std::string_view event, std::string_view payload_json
   if (it == by_event_.end()) return BERTH_OK;
   const berth_str event_view{event.data(), event.size()};
   const berth_str payload_view{payload_json.data(), payload_json.size()};
+  // What the hooks that accepted answered (Registrar::hookAnswer), as one JSON array.
+  std::string answers;
   for (const Subscriber& subscriber : it->second) {
     berth_buffer answer;
     const int32_t status = subscriber.fn(subscriber.user, event_view, payload_view, &answer);
-    if (status == BERTH_OK) continue;
+    if (status == BERTH_OK) {
+      if (!answer.bytes.empty()) {
+        answers += answers.empty() ? '[' : ',';
+        answers += answer.bytes;
+      }
+      continue;
+    }
     logLine(*getLogger("core"), spdlog::level::debug, "", "",
             "hook " + std::string(event) + " refused by plugin " + subscriber.owner + ": " +
                 answer.bytes);
     if (out != nullptr) out->bytes += answer.bytes;
     return BERTH_ERR;
   }
+  if (out != nullptr && !answers.empty()) out->bytes += answers + ']';
   return BERTH_OK;
 }
 

@@ -18,7 +18,9 @@ class HookRegistry {
 
   // Runs every subscriber of the event in order and stops at the first that refuses: its answer
   // ({"status": N, "error": "..."}) is appended to `out` (when given) and BERTH_ERR returned.
-  // An event nobody subscribed to succeeds.
+  // When all accept, the answers some gave (Registrar::hookAnswer) are appended to `out` as
+  // one JSON array, in order; nothing when none answered. An event nobody subscribed to
+  // succeeds.
   int32_t fire(std::string_view event, std::string_view payload_json, berth_buffer* out) const;
 
   // Plugin ids subscribed to the event, in firing order.

@@ -45,6 +45,10 @@ using HookFn = std::function<void(const nlohmann::json& payload)>;
  *  that a plugin reads them with a parser of their own ("edge.access",
  *  berth/util/access_line.hpp). */
 using HookTextFn = std::function<void(std::string_view payload)>;
+/** A hook that answers (Registrar::hookAnswer): its JSON answer reaches the plugin that fired
+ *  the event (Services::fireForAnswers); null answers nothing. Throws berth::Error to refuse.
+ *  THREADING: called concurrently. */
+using HookAnswerFn = std::function<nlohmann::json(const nlohmann::json& payload)>;
 
 /** A service: method name and JSON request in, JSON answer out; throws berth::Error to refuse.
  *  THREADING: called concurrently. */
@@ -76,7 +80,8 @@ struct HookEntry {
   HostRef host;
   std::string event;
   HookFn fn;
-  HookTextFn text_fn;  // instead of fn
+  HookTextFn text_fn;      // instead of fn
+  HookAnswerFn answer_fn;  // instead of fn
 };
 
 struct ServiceEntry {
@@ -215,10 +220,15 @@ inline int32_t hookTrampoline(void* user, berth_str /*event*/, berth_str payload
                               berth_buffer* out) noexcept {
   auto* entry = static_cast<HookEntry*>(user);
   return answerGuarded(entry->host, out, "hook on", entry->event, [&] {
-    if (entry->text_fn)
+    if (entry->text_fn) {
       entry->text_fn(toView(payload));
-    else
+    } else if (entry->answer_fn) {
+      // Accepted with an answer: the core hands it to the plugin that fired the event.
+      nlohmann::json answer = entry->answer_fn(parseArgument(payload));
+      if (!answer.is_null()) append(entry->host.api, out, dumpJson(answer));
+    } else {
       entry->fn(parseArgument(payload));
+    }
   });
 }
 

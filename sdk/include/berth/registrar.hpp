@@ -176,14 +176,20 @@ class Registrar {
   void hook(std::string event, HookFn fn) { addHook(std::move(event), std::move(fn), {}); }
   /** The same, with the payload's JSON text as it came (callbacks.hpp, HookTextFn). */
   void hookText(std::string event, HookTextFn fn) { addHook(std::move(event), {}, std::move(fn)); }
+  /** Subscribes to an event whose firer reads what its hooks answer (Services::fireForAnswers,
+   *  "projects.view.v1"): fn's answer, unless null, joins theirs. */
+  void hookAnswer(std::string event, HookAnswerFn fn) {
+    addHook(std::move(event), {}, {}, std::move(fn));
+  }
 
  private:
-  void addHook(std::string event, HookFn fn, HookTextFn text_fn) {
+  void addHook(std::string event, HookFn fn, HookTextFn text_fn, HookAnswerFn answer_fn = {}) {
     detail::HookEntry& entry = store_.hooks.emplace_back();
     entry.host = host_;
     entry.event = std::move(event);
     entry.fn = std::move(fn);
     entry.text_fn = std::move(text_fn);
+    entry.answer_fn = std::move(answer_fn);
     check(host_.api->add_hook(host_.host, detail::toStr(entry.event), &detail::hookTrampoline,
                               &entry),
           "hook on " + entry.event);

@@ -165,6 +165,29 @@ class Services {
     throw detail::errorFromAnswer(out.view(), "a hook on " + std::string(event) + " failed");
   }
 
+  /** Fires an event whose hooks answer (Registrar::hookAnswer): the answers of the hooks that
+   *  gave one, in load order; none when nobody subscribed. The core hands them over as one
+   *  JSON array (a berthd older than answering hooks hands over none).
+   *  @throw Error as fire(); Error 500 when the answers are not a JSON array. */
+  std::vector<nlohmann::json> fireForAnswers(std::string_view event,
+                                             const nlohmann::json& payload) const {
+    detail::Buffer out(api());
+    std::string payload_json = detail::dumpJson(payload);
+    int32_t status =
+        api()->fire_hook(host_.host, detail::toStr(event), detail::toStr(payload_json), out.get());
+    if (status == BERTH_ERR_NOT_FOUND) return {};
+    if (status != BERTH_OK)
+      throw detail::errorFromAnswer(out.view(), "a hook on " + std::string(event) + " failed");
+    if (out.view().empty()) return {};
+    nlohmann::json answers = nlohmann::json::parse(out.view(), nullptr, false);
+    if (!answers.is_array())
+      throw Error(500, "the hooks on " + std::string(event) + " did not answer a JSON array");
+    std::vector<nlohmann::json> list;
+    list.reserve(answers.size());
+    for (nlohmann::json& answer : answers) list.push_back(std::move(answer));
+    return list;
+  }
+
   /** An account or team by id or slug. @throw Error 503 when it could not be read. */
   std::optional<Account> account(std::string_view id_or_slug) const {
     AccountSink sink;

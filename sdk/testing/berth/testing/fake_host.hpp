@@ -357,6 +357,15 @@ class FakeHost {
     hooks_.push_back({std::move(event), &detail::hookTrampoline, &entry});
   }
 
+  /** Another plugin's answering hook (Registrar::hookAnswer); throw berth::Error to refuse. */
+  void fakeHookAnswer(std::string event, HookAnswerFn fn) {
+    detail::HookEntry& entry = fakeHooks_.emplace_back();
+    entry.host = HostRef{handle(), &api_};
+    entry.event = event;
+    entry.answer_fn = std::move(fn);
+    hooks_.push_back({std::move(event), &detail::hookTrampoline, &entry});
+  }
+
   /** Another plugin's installer (for a plugin that lists or runs installers). */
   void fakeInstaller(std::shared_ptr<Installer> installer, std::string owner = "fake") {
     detail::AppInstallerEntry& entry = fakeInstallers_.emplace_back();
@@ -655,7 +664,9 @@ class FakeHost {
     return std::nullopt;
   }
 
+  // As the core fires: the first refusal stops it; else the answers given, as a JSON array.
   int32_t fireHookRaw(std::string_view event, std::string_view payload, berth_buffer* out) {
+    std::string answers;
     for (const auto& hook : hooks_) {
       if (hook.event != event) continue;
       Buffer answer;
@@ -665,7 +676,9 @@ class FakeHost {
         api_.buffer_append(out, detail::toStr(answer.data));
         return BERTH_ERR;
       }
+      if (!answer.data.empty()) answers += (answers.empty() ? "[" : ",") + answer.data;
     }
+    if (!answers.empty()) api_.buffer_append(out, detail::toStr(answers + "]"));
     return BERTH_OK;
   }
 
