@@ -3,11 +3,18 @@
 //     bare CREATE ROLE + CREATE DATABASE (and DROP DATABASE + DROP ROLE) over libpq on the same
 //     cluster in the same run. Goal: <= 1.5x that floor.
 //  2. GET /projects for an account with 1,000 projects: p50/p99 over 200 requests.
-//     Goal: p99 < 20 ms.
-// Usage: build/bench/bench_projects [projects for step 2, default 1000]
+//     Goal: p99 < 20 ms. Then GET /projects/{name} of one of them: p50/p99 over 1,000.
+// Usage: build/bench/bench_projects [projects for step 2, default 1000] [plugins, default
+//        "projects"; "projects,storage,runtime" adds the plugins that fill in files_count,
+//        files_bytes, state and live through the projects.view.v1 hook]
+// BERTH_BENCH_BERTHD and BERTH_BENCH_PLUGIN_DIR run another build's berthd and plugins (one kept
+// from before a change, to compare in the same conditions).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -36,7 +43,11 @@ double percentile(std::vector<double> v, double p) {
 int main(int argc, char** argv) {
   int many = argc > 1 ? std::atoi(argv[1]) : 1000;
   BerthdOptions options;
-  options.plugins = {"projects"};
+  options.plugins.clear();
+  std::istringstream plugins(argc > 2 ? argv[2] : "projects");
+  for (std::string id; std::getline(plugins, id, ',');) options.plugins.push_back(id);
+  if (const char* berthd = std::getenv("BERTH_BENCH_BERTHD")) options.berthd = berthd;
+  if (const char* dir = std::getenv("BERTH_BENCH_PLUGIN_DIR")) options.plugin_dir = dir;
   options.extra_yaml = "projects:\n  creation_burst: 1000\n  creation_refill_seconds: 1\n";
   BerthdProcess server(options);
   server.start();
@@ -114,5 +125,19 @@ int main(int argc, char** argv) {
       "GET /projects with %d projects (%zu bytes), 200 requests: p50 %.1f ms, p99 %.1f ms "
       "(goal p99 < 20 ms); %d projects made in %.1f s\n",
       many, bytes, percentile(list_ms, 0.5), percentile(list_ms, 0.99), many, made_s);
+
+  std::vector<double> get_ms;
+  const std::string one = "/projects/many0-bench";
+  for (int i = 0; i < 1000; ++i) {
+    auto t = Clock::now();
+    auto r = api.get(one);
+    get_ms.push_back(ms(Clock::now() - t));
+    if (r.status != 200) {
+      std::fprintf(stderr, "GET %s failed: %ld %s\n", one.c_str(), r.status, r.body.c_str());
+      return 1;
+    }
+  }
+  std::printf("GET /projects/{name}, 1000 requests: p50 %.3f ms, p99 %.3f ms (plugins %s)\n",
+              percentile(get_ms, 0.5), percentile(get_ms, 0.99), argc > 2 ? argv[2] : "projects");
   return 0;
 }

@@ -1,7 +1,6 @@
 #include "project_view.hpp"
 
-#include <berth/services/runtime_status.hpp>
-#include <berth/services/storage_stats.hpp>
+#include <berth/services/projects_view.hpp>
 #include <berth/util/json_text.hpp>
 #include <nlohmann/json.hpp>
 
@@ -11,35 +10,22 @@ namespace berth::projects {
 
 namespace {
 
-struct Extras {
-  berth::storage_stats::ProjectFiles files;        // by project id
-  berth::runtime_status::ProjectStatuses runtime;  // by project id
-};
+namespace view_parts = berth::projects_view;
 
-// Asks the plugins that own files and processes about these projects; an absent plugin (or one
-// that fails) leaves zeros and nulls.
-Extras askOtherPlugins(const Context& context, const std::vector<std::string>& ids) {
-  Extras extras;
+// Asks whichever plugins own the Project's other fields (files, state, live release) about
+// these projects, in one event for all of them; a project nobody answered for, or an answer
+// that failed, shows the defaults (zeros, "stopped", null).
+view_parts::ProjectFields askOtherPlugins(const Context& context,
+                                          const std::vector<std::string>& ids) {
   try {
-    if (auto files = berth::StorageStats(*context.services).tryProjects(ids))
-      extras.files = std::move(*files);
+    view_parts::Collected collected = view_parts::collect(*context.services, ids);
+    for (const std::string& problem : collected.problems)
+      context.logger().warn("an answer to projects.view.v1 was left out: " + problem);
+    return std::move(collected.fields);
   } catch (const berth::Error& e) {
-    context.logger().warn(std::string("storage stats unavailable: ") + e.what());
+    context.logger().warn(std::string("projects.view.v1 failed: ") + e.what());
   }
-  try {
-    if (auto runtime = berth::RuntimeStatus(*context.services).tryProjects(ids))
-      extras.runtime = std::move(*runtime);
-  } catch (const berth::Error& e) {
-    context.logger().warn(std::string("runtime status unavailable: ") + e.what());
-  }
-  return extras;
-}
-
-// What another plugin answered about one project, or nullptr.
-template <class Answers>
-const typename Answers::mapped_type* partOf(const Answers& answers, const std::string& id) {
-  auto it = answers.find(id);
-  return it != answers.end() ? &it->second : nullptr;
+  return {};
 }
 
 // Members of one JSON object, written in the order they are given.
@@ -91,10 +77,12 @@ class ObjectText {
 
 // Members in the order of the keys' bytes, as the API has always written them.
 void appendProject(std::string& out, const Context& context, const ProjectRecord& p,
-                   const berth::Account* owner, const Extras& extras, ViewOptions options) {
-  const berth::storage_stats::FileStats* files =
-      options.zero_files ? nullptr : partOf(extras.files, p.id);
-  const berth::runtime_status::Status* runtime = partOf(extras.runtime, p.id);
+                   const berth::Account* owner, const view_parts::ProjectFields& parts,
+                   ViewOptions options) {
+  static const view_parts::Fields kDefaults;
+  auto given = parts.find(p.id);
+  const view_parts::Fields& part = given != parts.end() ? given->second : kDefaults;
+  const view_parts::Fields& files = options.zero_files ? kDefaults : part;
   auto runtimeName = guessRuntime(context, p.cmd);
   ObjectText view(out);
   view.boolean("cache_enabled", p.cache_enabled)
@@ -102,13 +90,13 @@ void appendProject(std::string& out, const Context& context, const ProjectRecord
       .text("cmd", p.cmd)
       .number("created_at", p.created_at)
       .number("db_bytes", p.db_bytes)
-      .number("files_bytes", files ? files->files_bytes : 0)
-      .number("files_count", files ? files->files_count : 0)
+      .number("files_bytes", files.files_bytes)
+      .number("files_count", files.files_count)
       .text("host", context.hostOf(p.name))
       .boolean("ignore_dockerfile", p.ignore_dockerfile)
       .text("label", p.label);
-  if (runtime && runtime->live)
-    view.json("live", berth::runtime_status::toJson(*runtime->live));
+  if (part.live)
+    view.json("live", view_parts::toJson(*part.live));
   else
     view.null("live");
   view.text("name", p.name);
@@ -127,7 +115,7 @@ void appendProject(std::string& out, const Context& context, const ProjectRecord
     view.text("runtime", *runtimeName);
   else
     view.null("runtime");
-  view.text("state", runtime ? berth::runtime_status::stateText(*runtime) : "stopped");
+  view.text("state", view_parts::stateText(part));
   if (owner && owner->isTeam)
     view.text("team", owner->slug);
   else
@@ -149,12 +137,13 @@ std::string projectListJson(const Context& context, const std::vector<ProjectRec
   std::vector<std::string> ids;
   ids.reserve(projects.size());
   for (const auto& p : projects) ids.push_back(p.id);
-  Extras extras = projects.empty() ? Extras{} : askOtherPlugins(context, ids);
+  view_parts::ProjectFields parts =
+      projects.empty() ? view_parts::ProjectFields{} : askOtherPlugins(context, ids);
   std::string out = "{\"projects\":[";
   out.reserve(projects.size() * 512 + 16);
   for (size_t i = 0; i < projects.size(); ++i) {
     if (i) out += ',';
-    appendProject(out, context, projects[i], access.account(projects[i].account_id), extras, {});
+    appendProject(out, context, projects[i], access.account(projects[i].account_id), parts, {});
   }
   out += "]}";
   return out;

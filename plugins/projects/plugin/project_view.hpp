@@ -1,5 +1,6 @@
-// The Project schema of docs/openapi.yaml, filled from the record and from the plugins that
-// own the other fields (storage: files; runtime: state and live release). Written straight as
+// The Project schema of docs/openapi.yaml, filled from the record and from whichever plugins
+// answer the projects.view.v1 hook (<berth/services/projects_view.hpp>: files_count,
+// files_bytes, state, live; their defaults when none does). Written straight as
 // JSON text: GET /projects renders every project of the caller on every call, and building a
 // DOM to dump it was most of the route's time.
 #pragma once
@@ -20,7 +21,7 @@ struct ViewOptions {
 std::string projectViewJson(const Context& context, const ProjectRecord& project,
                             const berth::Account* owner, ViewOptions options = {});
 
-// {"projects": [...]}: one call per other plugin for every project, not one per project.
+// {"projects": [...]}: one projects.view.v1 event for every project, not one per project.
 std::string projectListJson(const Context& context, const std::vector<ProjectRecord>& projects,
                             const Access& access);
 

@@ -15,7 +15,8 @@ void registerReleases(berth::Registrar& r, Context& context);
 // Logs: GET /projects/{name}/logs and the job that flushes the LogBuffer. log_routes.cpp.
 void registerLogs(berth::Registrar& r, Context& context);
 
-// runtime.status.v1 (`project`, `projects`) for the projects plugin. status_service.cpp.
+// runtime.status.v1 (`project`, `projects`), and the answer to the projects plugin's
+// projects.view.v1 hook (a Project's state and live). status_service.cpp.
 void registerStatusService(berth::Registrar& r, Context& context);
 
 // runtime.releases.v1 (releases from files and folders, for installers); after

@@ -1,7 +1,9 @@
-// runtime.logs.v1 (a platform line in a project's log, berth/services/runtime_logs.hpp), and
-// runtime.status.v1 (<berth/services/runtime_status.hpp>), asked by the projects plugin for a
-// Project's `state` and `live`: `project {id}` -> {state, live}; `projects {ids}` ->
-// {<id>: {state, live}} with the live releases of all the ids read in one query.
+// runtime.logs.v1 (a platform line in a project's log, berth/services/runtime_logs.hpp),
+// runtime.status.v1 (<berth/services/runtime_status.hpp>): `project {id}` -> {state, live};
+// `projects {ids}` -> {<id>: {state, live}} with the live releases of all the ids read in one
+// query; and the same status as the answer to the projects plugin's projects.view.v1 hook
+// (<berth/services/projects_view.hpp>), a Project's `state` and `live`.
+#include <berth/services/projects_view.hpp>
 #include <berth/services/runtime_logs.hpp>
 #include <berth/services/runtime_status.hpp>
 
@@ -41,6 +43,27 @@ void registerStatusService(berth::Registrar& r, Context& context) {
     return contract::toJson(out);
   };
   r.service(std::string(contract::kService), std::move(methods));
+
+  // The same status as the Project's state and live: the projects plugin asks whoever owns
+  // them through projects.view.v1, once for every project it shows.
+  r.hookAnswer(std::string(berth::projects_view::kEvent), [ctx](const nlohmann::json& payload) {
+    std::vector<std::string> ids = berth::projects_view::parseIds(payload);
+    if (!ctx->releases) return nlohmann::json();  // not started yet
+    try {
+      auto live = ctx->releases->liveOf(ids);
+      nlohmann::json answer = nlohmann::json::object();
+      for (const auto& id : ids) {
+        contract::Status s = statusOf(*ctx, id, live);
+        answer[id] = berth::projects_view::stateJson(s.running, s.live);
+      }
+      return answer;
+    } catch (const std::exception& e) {
+      // Answering nothing shows "stopped" and null; a refusal would also stop the answers
+      // after this one.
+      ctx->logger().warn(std::string("status of projects unavailable: ") + e.what());
+      return nlohmann::json();
+    }
+  });
 
   // runtime.logs.v1 (<berth/services/runtime_logs.hpp>): a platform line in a project's log.
   berth::ServiceMethods log_methods;

@@ -2,6 +2,7 @@
 
 #include <openssl/evp.h>
 
+#include <berth/services/projects_view.hpp>
 #include <berth/services/storage_blobs.hpp>
 #include <berth/services/storage_stats.hpp>
 #include <berth/util/spooled_body.hpp>
@@ -159,6 +160,27 @@ void registerStatsService(berth::Registrar& r, Context& context) {
                    return berth::storage_stats::toJson(answer);
                  }},
             });
+
+  // The same counts as the Project's files_count and files_bytes: the projects plugin asks
+  // whoever owns them through projects.view.v1, once for every project it shows.
+  r.hookAnswer(std::string(berth::projects_view::kEvent), [c](const json& payload) {
+    std::vector<std::string> ids = berth::projects_view::parseIds(payload);
+    if (!c->store) return json();  // not started yet
+    try {
+      std::map<std::string, FileUsage> usage = c->store->fileUsage(ids);
+      json answer = json::object();
+      for (const auto& id : ids) {
+        auto it = usage.find(id);
+        FileUsage u = it != usage.end() ? it->second : FileUsage{};
+        answer[id] = berth::projects_view::filesJson(u.count, u.bytes);
+      }
+      return answer;
+    } catch (const std::exception& e) {
+      // Answering nothing shows zeros; a refusal would also keep the runtime from answering.
+      c->logger().warn(std::string("files of projects unavailable: ") + e.what());
+      return json();
+    }
+  });
 }
 
 }  // namespace berth::storage

@@ -58,7 +58,7 @@
 #include <berth/accounts.hpp>
 #include <berth/error.hpp>
 #include <berth/services.hpp>
-#include <berth/services/runtime_status.hpp>
+#include <berth/services/projects_view.hpp>
 #include <berth/services/service_json.hpp>
 
 #include <nlohmann/json.hpp>
@@ -216,7 +216,7 @@ struct ProjectView {
   std::string host;
   std::string url;
   std::string state;  ///< "running" or "stopped" (from the runtime plugin)
-  std::optional<runtime_status::LiveRelease> live;  ///< null before the first release
+  std::optional<projects_view::LiveRelease> live;  ///< null before the first release
   std::string region;
   std::string cmd;
   std::optional<std::string> runtime;  ///< from the first word of cmd; null when unknown
@@ -243,8 +243,8 @@ inline ProjectView parseProjectView(const nlohmann::json& answer, std::string_vi
   v.url = a.text("url");
   v.state = a.text("state");
   if (std::optional<service_json::Answer> live = a.objectOrNull("live"))
-    v.live = runtime_status::LiveRelease{live->text("id"), live->integer("created_at"),
-                                         live->count("files"), live->count("bytes")};
+    v.live = projects_view::LiveRelease{live->text("id"), live->integer("created_at"),
+                                        live->count("files"), live->count("bytes")};
   v.region = a.text("region");
   v.cmd = a.text("cmd");
   v.runtime = a.textOrNull("runtime");

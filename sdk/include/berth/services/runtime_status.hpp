@@ -19,6 +19,7 @@
 
 #include <berth/error.hpp>
 #include <berth/services.hpp>
+#include <berth/services/projects_view.hpp>
 #include <berth/services/service_json.hpp>
 
 #include <nlohmann/json.hpp>
@@ -38,15 +39,10 @@ inline constexpr std::string_view kService = "runtime.status.v1";
 inline constexpr std::string_view kProject = "project";
 inline constexpr std::string_view kProjects = "projects";
 
-/** The release a project serves. */
-struct LiveRelease {
-  std::string id;
-  int64_t created_at = 0;  ///< Unix seconds
-  uint64_t files = 0;      ///< files in the release
-  uint64_t bytes = 0;      ///< their bytes
-
-  bool operator==(const LiveRelease&) const = default;
-};
+/** The release a project serves: the Project's `live`, whose type the projects plugin's
+ *  contract owns (the runtime fills it in for the projects plugin, not the other way round). */
+using LiveRelease = projects_view::LiveRelease;
+using projects_view::toJson;
 
 struct Status {
   bool running = false;             ///< state "running" (else "stopped")
@@ -58,10 +54,6 @@ struct Status {
 /** The `state` text of a Status. */
 inline std::string_view stateText(const Status& s) {
   return s.running ? "running" : "stopped";
-}
-
-inline nlohmann::json toJson(const LiveRelease& l) {
-  return {{"id", l.id}, {"created_at", l.created_at}, {"files", l.files}, {"bytes", l.bytes}};
 }
 
 inline nlohmann::json toJson(const Status& s) {
