@@ -1,5 +1,7 @@
 #include "jobs/job_runner.hpp"
 
+#include <berth/common/worker_pool.hpp>
+
 #include "log/logging.hpp"
 
 namespace berth::core {
@@ -22,8 +24,8 @@ void JobRunner::start(std::vector<JobDecl> jobs) {
     }
   }
   if (entries_.empty()) return;
-  int n = std::min<int>(threads_, static_cast<int>(entries_.size()));
-  for (int i = 0; i < n; ++i) workers_.emplace_back([this] { workerLoop(); });
+  workers_ = std::make_unique<common::WorkerPool>(
+      common::PoolLimits{.threads = std::min<size_t>(threads_, entries_.size())});
   scheduler_ = std::thread([this] { schedulerLoop(); });
 }
 
@@ -37,8 +39,7 @@ void JobRunner::schedulerLoop() {
       if (e.running) continue;
       if (e.next <= now) {
         e.running = true;
-        due_.push_back(i);
-        wake_.notify_all();
+        workers_->post([this, i] { runEntry(i); });
       } else if (e.next < next_wake) {
         next_wake = e.next;
       }
@@ -47,31 +48,25 @@ void JobRunner::schedulerLoop() {
   }
 }
 
-void JobRunner::workerLoop() {
-  auto log = getLogger("jobs");
+void JobRunner::runEntry(size_t index) {
+  if (stop_) return;  // due, but stop() has begun: it does not start
   std::unique_lock lock(mutex_);
-  while (true) {
-    wake_.wait(lock, [this] { return stop_ || !due_.empty(); });
-    if (stop_) return;
-    size_t index = due_.front();
-    due_.pop_front();
-    auto run = entries_[index].decl.run;
-    std::string id = entries_[index].decl.id;
-    lock.unlock();
-    try {
-      run(stop_);
-    } catch (const std::exception& e) {
-      logLine(*log, spdlog::level::err, "", "", "job " + id + " failed: " + e.what());
-    } catch (...) {
-      logLine(*log, spdlog::level::err, "", "", "job " + id + " failed");
-    }
-    lock.lock();
-    Entry& e = entries_[index];
-    e.running = false;
-    e.runs++;
-    e.next = std::chrono::steady_clock::now() + e.decl.period;
-    wake_.notify_all();
+  auto run = entries_[index].decl.run;
+  std::string id = entries_[index].decl.id;
+  lock.unlock();
+  try {
+    run(stop_);
+  } catch (const std::exception& e) {
+    logLine(*getLogger("jobs"), spdlog::level::err, "", "", "job " + id + " failed: " + e.what());
+  } catch (...) {
+    logLine(*getLogger("jobs"), spdlog::level::err, "", "", "job " + id + " failed");
   }
+  lock.lock();
+  Entry& e = entries_[index];
+  e.running = false;
+  e.runs++;
+  e.next = std::chrono::steady_clock::now() + e.decl.period;
+  wake_.notify_all();
 }
 
 void JobRunner::stop() {
@@ -81,9 +76,8 @@ void JobRunner::stop() {
     wake_.notify_all();
   }
   if (scheduler_.joinable()) scheduler_.join();
-  for (auto& w : workers_)
-    if (w.joinable()) w.join();
-  workers_.clear();
+  // Running jobs see stop_ and end; due ones never start.
+  if (workers_) workers_->stop(common::WorkerPool::Leftovers::Drop);
 }
 
 int JobRunner::runs(const std::string& job_id) const {

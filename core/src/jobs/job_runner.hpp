@@ -3,12 +3,17 @@
 #pragma once
 #include <atomic>
 #include <condition_variable>
-#include <deque>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
 
 #include "plugin/plugin_manager.hpp"
+
+// The core links berth_common privately: its own headers name the pool, never include it.
+namespace berth::common {
+class WorkerPool;
+}
 
 namespace berth::core {
 
@@ -32,16 +37,16 @@ class JobRunner {
     int runs = 0;
   };
   void schedulerLoop();
-  void workerLoop();
+  // A due job's tick, on a worker: runs it, then sets when it is due again.
+  void runEntry(size_t index);
 
   int threads_;
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::vector<Entry> entries_;
-  std::deque<size_t> due_;
   std::atomic<bool> stop_{false};
   std::thread scheduler_;
-  std::vector<std::thread> workers_;
+  std::unique_ptr<common::WorkerPool> workers_;  // one lane: the scheduler posts due jobs in turn
 };
 
 }  // namespace berth::core

@@ -1,14 +1,14 @@
 // The threads that build releases (unpack, npm ci ...), so that no server thread ever waits
 // for a build. A few threads, started on the first build; builds of different projects run
-// side by side, and one project never has two (the database allows one building release).
+// side by side, and one project never has two (the database allows one building release). The
+// threads and the queue are a berth::common::WorkerPool's (one lane, started on the first post);
+// what is runtime's is the job and handing back the ones never started.
 #pragma once
-#include <condition_variable>
-#include <deque>
+#include <berth/common/worker_pool.hpp>
+
 #include <functional>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace berth::runtime {
@@ -24,7 +24,9 @@ struct BuildJob {
 class BuildWorker {
  public:
   using Run = std::function<void(const BuildJob&)>;
-  BuildWorker(Run run, unsigned threads) : run_(std::move(run)), thread_count_(threads) {}
+  BuildWorker(Run run, unsigned threads)
+      : run_(std::move(run)),
+        pool_(common::PoolLimits{.threads = threads}, common::WorkerPool::Start::OnFirstPost) {}
   ~BuildWorker() { stop(); }
   BuildWorker(const BuildWorker&) = delete;
   BuildWorker& operator=(const BuildWorker&) = delete;
@@ -35,15 +37,16 @@ class BuildWorker {
   std::vector<BuildJob> stop();
 
  private:
-  void loop();
+  // A queued build: stop() finds the job again in the pool's dropped tasks by this type.
+  struct Queued {
+    const Run* run;
+    BuildJob job;
+    // run_ catches what a build throws; a build never ends a worker thread.
+    void operator()() const { (*run)(job); }
+  };
 
   Run run_;
-  unsigned thread_count_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  std::deque<BuildJob> queue_;
-  std::vector<std::thread> threads_;
-  bool stopping_ = false;
+  common::WorkerPool pool_;  // last: its threads are joined before run_ goes
 };
 
 }  // namespace berth::runtime

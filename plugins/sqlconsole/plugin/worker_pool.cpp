@@ -3,46 +3,8 @@
 namespace berth::sqlconsole {
 
 WorkerPool::WorkerPool(PoolLimits limits, std::function<std::string(const berth::Request&)> key_of)
-    : limits_(std::move(limits)), key_of_(std::move(key_of)) {
-  if (limits_.perKeyRunning == 0) limits_.perKeyRunning = 1;
-  threads_.reserve(limits_.threads);
-  for (size_t i = 0; i < limits_.threads; ++i) threads_.emplace_back([this] { run(); });
-}
-
-WorkerPool::~WorkerPool() {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-  }
-  wake_.notify_all();
-  for (auto& thread : threads_) thread.join();
-}
-
-void WorkerPool::markReady(const std::string& key, Lane& lane) {
-  if (lane.ready || lane.waiting.empty() || lane.running >= limits_.perKeyRunning) return;
-  lane.ready = true;
-  ready_.push_back(key);
-}
-
-WorkerPool::Posted WorkerPool::post(const std::string& key, std::function<void()> task) {
-  {
-    std::lock_guard lock(mutex_);
-    if (stopping_) return Posted::Stopping;
-    Lane& lane = lanes_[key];
-    if (lane.waiting.size() >= limits_.perKeyQueue) {
-      if (lane.waiting.empty() && lane.running == 0) lanes_.erase(key);
-      return Posted::KeyQueueFull;
-    }
-    if (waiting_ >= limits_.totalQueue) {
-      if (lane.waiting.empty() && lane.running == 0) lanes_.erase(key);
-      return Posted::PoolFull;
-    }
-    lane.waiting.push_back(std::move(task));
-    ++waiting_;
-    markReady(key, lane);
-  }
-  wake_.notify_one();
-  return Posted::Queued;
+    : limits_(std::move(limits)), key_of_(std::move(key_of)), pool_(limits_) {
+  static_cast<common::PoolLimits&>(limits_) = pool_.limits();  // as applied, for refusal()
 }
 
 berth::Error WorkerPool::refusal(Posted why) const {
@@ -58,43 +20,6 @@ berth::Error WorkerPool::refusal(Posted why) const {
   }
   return berth::Error(503, message)
       .withHeader("Retry-After", std::to_string(limits_.retryAfterSeconds));
-}
-
-void WorkerPool::run() {
-  for (;;) {
-    std::function<void()> task;
-    std::string key;
-    bool more = false;
-    {
-      std::unique_lock lock(mutex_);
-      wake_.wait(lock, [this] { return stopping_ || !ready_.empty(); });
-      if (ready_.empty()) return;  // stopping, and nothing left that may run
-      key = std::move(ready_.front());
-      ready_.pop_front();
-      Lane& lane = lanes_[key];
-      lane.ready = false;
-      task = std::move(lane.waiting.front());
-      lane.waiting.pop_front();
-      --waiting_;
-      ++lane.running;
-      markReady(key, lane);  // its next task waits for its next turn, behind the other keys
-      more = !ready_.empty();
-    }
-    if (more) wake_.notify_one();
-    task();
-    task = nullptr;  // what it held goes before the lane counts it done
-    {
-      std::lock_guard lock(mutex_);
-      Lane& lane = lanes_[key];
-      --lane.running;
-      if (lane.waiting.empty() && lane.running == 0) {
-        lanes_.erase(key);
-        continue;
-      }
-      markReady(key, lane);
-    }
-    wake_.notify_one();
-  }
 }
 
 namespace {

@@ -5,28 +5,24 @@
 // `per_key_running` tasks at once and keeps the rest in a queue of its own (at most
 // `per_key_queue`); a free thread takes the next task of the keys that have work and are under
 // their cap, in turn (round robin). So one project's slow statements hold at most its own share
-// of the threads, and another project's work never waits behind its queue.
+// of the threads, and another project's work never waits behind its queue. The threads, lanes
+// and limits are berth::common::WorkerPool's; what is the console's is here: the key of a
+// request, the words of a refusal, and handing a Request and its Responder to the pool.
 #pragma once
+#include <berth/common/worker_pool.hpp>
 #include <berth/plugin.hpp>
 
 #include <chrono>
-#include <condition_variable>
-#include <cstddef>
-#include <deque>
 #include <functional>
-#include <mutex>
 #include <string>
-#include <thread>
-#include <unordered_map>
-#include <vector>
 
 namespace berth::sqlconsole {
 
-struct PoolLimits {
-  size_t threads = 8;        // how many tasks run at once, all keys together
-  size_t perKeyRunning = 2;  // how many of one key's tasks run at once
-  size_t perKeyQueue = 32;   // how many of one key's tasks may wait (more are refused)
-  size_t totalQueue = 512;   // how many tasks may wait, all keys together
+struct PoolLimits : common::PoolLimits {
+  // threads 8: how many tasks run at once, all keys together; perKeyRunning 2: how many of one
+  // key's tasks run at once; perKeyQueue 32: how many of one key's tasks may wait (more are
+  // refused); totalQueue 512: how many tasks may wait, all keys together.
+  PoolLimits() : common::PoolLimits{8, 2, 32, 512} {}
   // The words of a refusal: what the pool runs ("database requests", "imports and exports"),
   // and the configuration keys of its limits, named in the 503's message.
   std::string what = "database requests";
@@ -37,14 +33,14 @@ struct PoolLimits {
 
 class WorkerPool {
  public:
+  using Posted = common::WorkerPool::Posted;
   // key_of: which key a request's task belongs to (called on the thread that posts it).
+  // Destroying the pool finishes what is queued, then joins.
   WorkerPool(PoolLimits limits, std::function<std::string(const berth::Request&)> key_of);
-  ~WorkerPool();  // finishes what is queued, then joins
-  WorkerPool(const WorkerPool&) = delete;
-  WorkerPool& operator=(const WorkerPool&) = delete;
 
-  enum class Posted { Queued, KeyQueueFull, PoolFull, Stopping };
-  Posted post(const std::string& key, std::function<void()> task);
+  Posted post(const std::string& key, std::function<void()> task) {
+    return pool_.post(key, std::move(task));
+  }
 
   std::string keyOf(const berth::Request& request) const { return key_of_(request); }
   // The 503 for a refused post: its message names the limit, Retry-After says when to retry.
@@ -52,24 +48,9 @@ class WorkerPool {
   const PoolLimits& limits() const { return limits_; }
 
  private:
-  struct Lane {
-    std::deque<std::function<void()>> waiting;
-    size_t running = 0;
-    bool ready = false;  // in ready_
-  };
-  void run();
-  // Puts the lane in turn when it has work and room to run it (mutex_ held).
-  void markReady(const std::string& key, Lane& lane);
-
   PoolLimits limits_;
   std::function<std::string(const berth::Request&)> key_of_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  std::unordered_map<std::string, Lane> lanes_;
-  std::deque<std::string> ready_;  // keys with waiting work under their cap, in turn
-  size_t waiting_ = 0;             // tasks waiting, all lanes
-  bool stopping_ = false;
-  std::vector<std::thread> threads_;
+  common::WorkerPool pool_;  // last: its threads are joined before the rest goes
 };
 
 // Runs work(request, responder) on the pool, in the lane of pool.keyOf(request). A berth::Error

@@ -1,37 +1,26 @@
 // A few threads of the plugin's own for work that must not hold a server thread: storing an
 // upload hashes, copies or fsyncs up to 64 MB, and the core's server threads also carry other
-// requests. stop() finishes what was queued and joins the threads (the plugin's stop()).
+// requests. stop() finishes what was queued and joins the threads (the plugin's stop()). The
+// threads and the queue are a berth::common::WorkerPool's (one lane, started by start()).
 #pragma once
-#include <condition_variable>
-#include <deque>
+#include <berth/common/worker_pool.hpp>
+
 #include <functional>
-#include <mutex>
-#include <thread>
-#include <vector>
 
 namespace berth::storage {
 
 class WorkQueue {
  public:
-  WorkQueue() = default;
-  ~WorkQueue() { stop(); }
-  WorkQueue(const WorkQueue&) = delete;
-  WorkQueue& operator=(const WorkQueue&) = delete;
-
-  void start(size_t threads);
-  // Runs `work` on one of the threads; false once stopped (the caller then runs it itself).
-  // `work` must not throw.
-  bool post(std::function<void()> work);
-  void stop();
+  void start(size_t threads) { pool_.start(threads); }
+  // Runs `work` on one of the threads; false before start() and once stopped (the caller then
+  // runs it itself). `work` must not throw.
+  bool post(std::function<void()> work) {
+    return pool_.post(std::move(work)) == common::WorkerPool::Posted::Queued;
+  }
+  void stop() { pool_.stop(); }
 
  private:
-  void run();
-
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  std::deque<std::function<void()>> queue_;
-  std::vector<std::thread> threads_;
-  bool stopping_ = false;
+  common::WorkerPool pool_{common::PoolLimits{}, common::WorkerPool::Start::Later};
 };
 
 }  // namespace berth::storage
