@@ -525,6 +525,46 @@ TEST_F(HostApiPlugins, HooksRunInLoadOrderAndStopAtTheFirstRefusal) {
   EXPECT_EQ(api.fire_hook(&first, str("nobody.listens"), str("{}"), nullptr), BERTH_OK);
 }
 
+// The core's "pg." events (<berth/pg_notify_events.hpp>): hooked on a channel it can LISTEN on,
+// fired by the core alone, and told to every subscriber whatever one answers.
+TEST_F(HostApiPlugins, PgEventsAreHookedOnValidChannelsAndFiredByTheCoreAlone) {
+  std::vector<std::string> calls;
+  Script refusing{BERTH_ERR, R"({"status":500,"error":"broken"})", &calls, "a"};
+  Script ok{BERTH_OK, "", &calls, "b"};
+  berth_host& first = plugin("alpha");
+  berth_host& second = plugin("beta");
+  ASSERT_EQ(api.add_hook(&first, str("pg.notify:berth_projects"), scriptedHook, &refusing),
+            BERTH_OK);
+  ASSERT_EQ(api.add_hook(&second, str("pg.notify:berth_projects"), scriptedHook, &ok), BERTH_OK);
+  ASSERT_EQ(api.add_hook(&second, str("pg.notify:_x1"), scriptedHook, &ok), BERTH_OK);
+  ASSERT_EQ(api.add_hook(&first, str("pg.listening"), scriptedHook, &refusing), BERTH_OK);
+  ASSERT_EQ(api.add_hook(&second, str("pg.listening"), scriptedHook, &ok), BERTH_OK);
+  ASSERT_EQ(api.add_hook(&second, str("pg.not_listening"), scriptedHook, &ok), BERTH_OK);
+  EXPECT_THAT(manager.hooks.eventsStartingWith("pg.notify:"),
+              ElementsAre("pg.notify:_x1", "pg.notify:berth_projects"));
+
+  berth_host& third = plugin("gamma");
+  EXPECT_EQ(api.add_hook(&third, str("pg.notify:Berth"), scriptedHook, &ok), BERTH_ERR);
+  EXPECT_THAT(third.first_refusal, HasSubstr("lower-case identifier"));
+  for (const char* bad : {"pg.notify:", "pg.notify:a;b", "pg.notify:1a"})
+    EXPECT_EQ(api.add_hook(&third, str(bad), scriptedHook, &ok), BERTH_ERR) << bad;
+  EXPECT_EQ(api.add_hook(&third, str("pg.listen"), scriptedHook, &ok), BERTH_ERR);
+  EXPECT_EQ(api.add_hook(&third, str("pg.notify:" + std::string(64, 'a')), scriptedHook, &ok),
+            BERTH_ERR);
+
+  for (const char* event : {"pg.listening", "pg.notify:berth_projects", "pg.not_listening"}) {
+    berth_buffer* out = api.buffer_new();
+    EXPECT_EQ(api.fire_hook(&third, str(event), str("{}"), out), BERTH_ERR) << event;
+    EXPECT_THAT(*text(api.buffer_view(out)), HasSubstr("403"));
+    api.buffer_free(out);
+  }
+  EXPECT_TRUE(calls.empty()) << "no plugin reaches the hooks of pg. events";
+
+  manager.hooks.tell("pg.listening", "{}");
+  EXPECT_THAT(calls, ElementsAre("a:pg.listening{}", "b:pg.listening{}"))
+      << "a refusal does not keep the others from hearing";
+}
+
 int32_t noInstall(void*, berth_str, berth_buffer*) {
   return BERTH_OK;
 }
@@ -692,6 +732,10 @@ TEST_F(HostApiPlugins, CoreSettingsByDottedName) {
   EXPECT_EQ(proof->find_first_not_of("0123456789abcdef"), std::string::npos);
   EXPECT_EQ(setting("server.node_proof"), proof);
   EXPECT_EQ(setting("database.password"), std::nullopt);
+  // A template plugin never reaches the control plane: it does not get the superuser's URL.
+  host.kind = BERTH_KIND_TEMPLATE;
+  EXPECT_EQ(setting("database.url"), std::nullopt);
+  EXPECT_EQ(setting("data_dir"), "/srv/berth");
   // Views stay valid: asking again hands out the same storage.
   EXPECT_EQ(api.core_setting(&host, str("server.listen")).ptr,
             api.core_setting(&host, str("server.listen")).ptr);

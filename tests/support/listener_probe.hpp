@@ -1,6 +1,6 @@
-// A look, from the database's side, at a LISTEN connection of berthd (sdk's PgListener names
-// it `berth listen <channel>`): which backend it is, and what a cache kept by it answers while
-// that connection is cut and made again.
+// A look, from the database's side, at the LISTEN connection of berthd (the core's one, which
+// hands plugins their channels' notifications, is named `berth listen`): which backend it is,
+// and what a cache kept by it answers while that connection is cut and made again.
 #pragma once
 #include <chrono>
 #include <functional>
@@ -19,8 +19,8 @@ class ListenerProbe {
   // The backend listening on the channel, newest first, other than `other_than`; "" for none.
   std::string pid(const std::string& other_than = "") const {
     return value(
-        "SELECT pid::text FROM pg_stat_activity WHERE application_name = 'berth listen ' || $1 "
-        "AND pid::text <> $2 ORDER BY backend_start DESC LIMIT 1",
+        "SELECT pid::text FROM pg_stat_activity WHERE application_name IN ('berth listen', "
+        "'berth listen ' || $1) AND pid::text <> $2 ORDER BY backend_start DESC LIMIT 1",
         {channel_, other_than});
   }
 
@@ -30,8 +30,9 @@ class ListenerProbe {
   }
 
   // What `read` answers while the listening connection is cut, `change` made once its backend
-  // is gone (so its notification reaches nobody), until berthd listens again. PgListener
-  // notices the loss, stops keeping, waits 1 s, then connects again: a read sent at least 0.9 s
+  // is gone (so its notification reaches nobody), until berthd listens again. The core's
+  // listener notices the loss, tells the plugins (they stop keeping), waits 1 s, then connects
+  // again: a read sent at least 0.9 s
   // before the new backend started came after the loss was noticed, so it, and the read made
   // once listening again, are returned; earlier ones, which nothing promises, are not. Empty
   // when berthd did not listen again within 15 s.

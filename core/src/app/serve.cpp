@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/change_listener.hpp"
 #include "app/control_plane.hpp"
 #include "app/core_routes.hpp"
 #include "auth/accounts.hpp"
@@ -181,6 +182,10 @@ int runServe(const Settings& settings) {
   if (applied > 0)
     logLine(*log, spdlog::level::info, "", "", std::to_string(applied) + " migrations applied");
   plugins.startAll();
+  // One LISTEN connection for the auth cache and every channel a plugin hooks; from here on
+  // the plugins' hooks may run, and until stop() below.
+  ChangeListener changes(cp.pool->url(), auth_cache, plugins);
+  changes.start();
 
   Dispatcher dispatcher(router, hosts,
                         [&](const std::string& token) { return accounts.checkToken(token); });
@@ -233,6 +238,7 @@ int runServe(const Settings& settings) {
   // Before the plugins stop, as its lines go to them; what nginx writes after this is read at
   // the next start (the tail keeps its place in the file).
   access.stop();
+  changes.stop();  // tells the plugins "pg.not_listening" while they still run
   plugins.stopAll();
   backend.stop();
   {

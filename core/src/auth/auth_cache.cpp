@@ -5,7 +5,6 @@
 
 #include "auth/accounts.hpp"
 #include "cluster/auth_nodes.hpp"
-#include "log/logging.hpp"
 
 namespace berth::core {
 
@@ -20,48 +19,34 @@ AuthCache::AuthCache(std::string database_url, std::chrono::seconds max_age)
     : url_(std::move(database_url)), max_age_(max_age.count()) {}
 
 AuthCache::~AuthCache() {
-  if (node_) node_->stop();          // a clean stop: others stop waiting for this node
-  if (listener_) listener_->stop();  // before the maps it clears go
+  if (node_) node_->stop();  // a clean stop: others stop waiting for this node
 }
 
 void AuthCache::start() {
-  if (listener_) return;
-  auto log = getLogger("core");
-  listener_ = std::make_unique<berth::PgListener>(
-      url_, kAuthChannel,
-      berth::PgListener::Callbacks{
-          .connected =
-              [this] {
-                clear();  // anything may have changed while nobody listened
-                listening_ = true;
-              },
-          .notified =
-              [this](std::string_view payload) {
-                int64_t change = 0;
-                auto [end, error] =
-                    std::from_chars(payload.data(), payload.data() + payload.size(), change);
-                if (error != std::errc() || end != payload.data() + payload.size()) {
-                  clear();  // a change without a number (a trigger older than migration 5)
-                  return;
-                }
-                catchUp(change);
-                if (node_) node_->wake();
-              },
-          .disconnected =
-              [this] {
-                listening_ = false;
-                clear();
-              },
-          .unreachable =
-              [log] {
-                logLine(*log, spdlog::level::warn, "", "",
-                        "auth cache off: cannot listen for account changes; every request asks "
-                        "the database");
-              },
-      });
-  if (!listener_->start()) listener_.reset();
+  if (node_) return;
   node_ = std::make_unique<NodeHeartbeat>(url_, *this);
   node_->start();
+}
+
+void AuthCache::heardListening() {
+  clear();  // anything may have changed while nobody listened
+  listening_ = true;
+}
+
+void AuthCache::heard(std::string_view payload) {
+  int64_t change = 0;
+  auto [end, error] = std::from_chars(payload.data(), payload.data() + payload.size(), change);
+  if (error != std::errc() || end != payload.data() + payload.size()) {
+    clear();  // a change without a number (a trigger older than migration 5)
+    return;
+  }
+  catchUp(change);
+  if (node_) node_->wake();
+}
+
+void AuthCache::heardNotListening() {
+  listening_ = false;
+  clear();
 }
 
 bool AuthCache::serving() const {

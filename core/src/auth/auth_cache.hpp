@@ -3,7 +3,9 @@
 //
 // Correctness before speed: every change to accounts, tokens or memberships sends NOTIFY
 // berth_auth when it commits (triggers of core migrations 2 and 5, so an operator's own SQL
-// counts too), and every berthd on the database LISTENs and empties its cache when one arrives.
+// counts too), and every berthd on the database LISTENs (on the core's one listening connection,
+// app/change_listener.hpp, which hands this cache what it hears) and empties its cache when one
+// arrives.
 // The payload is the change's number (core.auth_changes.n); the cache records the last one it
 // has applied, and its NodeHeartbeat (cluster/auth_nodes.hpp) writes that to core.nodes, where
 // a revoking command waits for every live node to reach its change. Answers are served only
@@ -12,8 +14,6 @@
 // (possibly stale) answer back. A token's expiry is checked on every hit; an entry is also
 // re-read after `max_age` so last_used_at stays right to the minute.
 #pragma once
-#include <berth/pg_listener.hpp>
-
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -21,6 +21,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -42,13 +43,18 @@ class AuthCache {
   };
 
   AuthCache(std::string database_url, std::chrono::seconds max_age);
-  ~AuthCache();  // stops listening and removes this node from core.nodes
+  ~AuthCache();  // removes this node from core.nodes
   AuthCache(const AuthCache&) = delete;
   AuthCache& operator=(const AuthCache&) = delete;
 
-  // Starts the listening thread and the node's heartbeat; lookups miss until it is listening
-  // and the first beat has renewed the lease.
+  // Starts the node's heartbeat; lookups miss until the core's listener has connected and the
+  // first beat has renewed the lease.
   void start();
+
+  // What the core's listener hears on kAuthChannel (its thread, one at a time).
+  void heardListening();
+  void heard(std::string_view payload);  // a change's number
+  void heardNotListening();
 
   // The generation to pass to the put calls: read it before asking the database.
   uint64_t generation() const { return generation_.load(); }
@@ -84,7 +90,6 @@ class AuthCache {
   std::mutex mutex_;
   std::unordered_map<std::string, Token> tokens_;
   std::unordered_map<std::string, std::vector<Account>> memberships_;
-  std::unique_ptr<berth::PgListener> listener_;
   std::unique_ptr<NodeHeartbeat> node_;
 };
 

@@ -22,9 +22,15 @@ class HookRegistry {
   // one JSON array, in order; nothing when none answered. An event nobody subscribed to
   // succeeds.
   int32_t fire(std::string_view event, std::string_view payload_json, berth_buffer* out) const;
+  // Runs every subscriber of an event that asks nothing (the core's "pg." events): one that
+  // refuses is logged and the rest still run.
+  void tell(std::string_view event, std::string_view payload_json) const;
 
   // Plugin ids subscribed to the event, in firing order.
   std::vector<std::string> subscribers(const std::string& event) const;
+
+  // The events somebody subscribed to that begin with `prefix`, in order.
+  std::vector<std::string> eventsStartingWith(std::string_view prefix) const;
 
  private:
   struct Subscriber {

@@ -2,6 +2,8 @@
 // reports failure as a status, never as an exception.
 #include "plugin/host_api.hpp"
 
+#include <berth/pg_notify_events.hpp>
+
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -89,6 +91,10 @@ std::optional<std::string> coreSettingValue(const CoreParts& parts, std::string_
 berth_str coreSetting(berth_host* host, berth_str key) noexcept {
   berth_str answer = kAbsent;
   guardedCall(host, "core_setting", [&] {
+    // The URL carries the superuser's password. No plugin needs it to hear the database
+    // (pg.notify hooks); the projects plugin administers its default cluster with it, and a
+    // template plugin, which never reaches the control plane, does not get it.
+    if (view(key) == "database.url" && host->kind == BERTH_KIND_TEMPLATE) return BERTH_OK;
     if (auto value = coreSettingValue(host->manager.parts, view(key)))
       answer = host->manager.intern(std::move(*value));
     return BERTH_OK;
@@ -145,6 +151,14 @@ int32_t callService(berth_host* host, berth_str name, berth_str method, berth_st
 int32_t fireHook(berth_host* host, berth_str event, berth_str payload_json,
                  berth_buffer* out) noexcept {
   return guardedCall(host, "fire_hook", [&] {
+    // Plugins trust "pg.listening" and the notifications to keep what they read: only the
+    // core's listener, which heard them from the database, fires them.
+    if (view(event).starts_with(berth::kPgEventPrefix)) {
+      std::string why = "only the core fires " + std::string(view(event));
+      logCallFailure(*host, "fire_hook", why);
+      if (out != nullptr) out->bytes = nlohmann::json{{"status", 403}, {"error", why}}.dump();
+      return int32_t{BERTH_ERR};
+    }
     return host->manager.hooks.fire(view(event), view(payload_json), out);
   });
 }

@@ -1,6 +1,8 @@
 // The plugin lifecycle: load and register, configure, start, stop.
 #include "plugin/plugin_manager.hpp"
 
+#include <berth/pg_notify_events.hpp>
+
 #include <algorithm>
 #include <set>
 #include <stdexcept>
@@ -159,6 +161,17 @@ HookResult PluginManager::fireHook(const std::string& event, const std::string& 
   berth_buffer answer;
   if (impl_->hooks.fire(event, payload_json, &answer) == BERTH_OK) return {};
   return HookResult{false, std::move(answer.bytes)};
+}
+
+void PluginManager::tellHook(const std::string& event, const std::string& payload_json) {
+  impl_->hooks.tell(event, payload_json);
+}
+
+std::vector<std::string> PluginManager::notifyChannels() const {
+  std::vector<std::string> channels;
+  for (const std::string& event : impl_->hooks.eventsStartingWith(berth::kPgNotifyPrefix))
+    channels.push_back(event.substr(berth::kPgNotifyPrefix.size()));
+  return channels;
 }
 
 std::optional<std::string> PluginManager::callService(const std::string& name,

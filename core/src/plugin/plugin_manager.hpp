@@ -95,6 +95,11 @@ class PluginManager {
   // Fires a hook event to every subscriber in load order (core events such as "edge.access"),
   // stopping at the first that refuses. THREADING: any thread, once loadAll returned.
   HookResult fireHook(const std::string& event, const std::string& payload_json);
+  // Tells every subscriber of the event, whatever one of them answers (the core's "pg." events).
+  void tellHook(const std::string& event, const std::string& payload_json);
+  // The channels plugins hook "pg.notify:<channel>" for (<berth/pg_notify_events.hpp>), which
+  // the core's listener LISTENs on. Once loadAll returned.
+  std::vector<std::string> notifyChannels() const;
   // Calls a service a plugin offers (the core's own contracts, such as "accounts.usage.v1"):
   // its JSON answer, or nullopt when no plugin offers it or it refused.
   // THREADING: any thread, once loadAll returned.

@@ -1,5 +1,7 @@
 // The registration half of berth_host_api: what a plugin declares inside
 // berth_plugin_register_v1, checked and recorded against its host.
+#include <berth/pg_notify_events.hpp>
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -58,9 +60,29 @@ int32_t addJob(berth_host* host, const berth_job* job) noexcept {
   });
 }
 
+namespace {
+
+// The core fires the events under "pg." (<berth/pg_notify_events.hpp>): a hook on one it never
+// fires, or on a channel it cannot LISTEN on, would wait for nothing.
+void checkCoreEvent(std::string_view event) {
+  if (!event.starts_with(berth::kPgEventPrefix)) return;
+  if (event == berth::kPgListeningEvent || event == berth::kPgNotListeningEvent) return;
+  if (event.starts_with(berth::kPgNotifyPrefix)) {
+    if (berth::isPgChannel(event.substr(berth::kPgNotifyPrefix.size()))) return;
+    throw std::invalid_argument("hook on " + std::string(event) +
+                                ": a channel is a lower-case identifier of up to 63 characters");
+  }
+  throw std::invalid_argument("the core fires no event " + std::string(event) +
+                              " (pg.notify:<channel>, pg.listening and pg.not_listening)");
+}
+
+}  // namespace
+
 int32_t addHook(berth_host* host, berth_str event, berth_hook_fn fn, void* user) noexcept {
-  return registrationCall(host, "add_hook",
-                          [&] { host->manager.hooks.add(copy(event), host->id, fn, user); });
+  return registrationCall(host, "add_hook", [&] {
+    checkCoreEvent(view(event));
+    host->manager.hooks.add(copy(event), host->id, fn, user);
+  });
 }
 
 int32_t offerService(berth_host* host, berth_str name, berth_service_fn fn, void* user) noexcept {

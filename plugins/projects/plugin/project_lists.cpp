@@ -5,12 +5,6 @@
 
 namespace berth::projects {
 
-void ProjectLists::start(std::string database_url, berth::Logger logger) {
-  kept_.start(std::move(database_url), std::move(logger),
-              "project lists are read on every request: cannot listen for project changes on "
-              "the control-plane database");
-}
-
 std::vector<ProjectRecord> ProjectLists::readyProjectsOf(
     const berth::Db& db, const std::vector<std::string>& account_ids) {
   auto lists = kept_.getMany(account_ids, [&](const std::vector<std::string>& missing) {

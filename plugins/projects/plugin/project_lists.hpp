@@ -1,8 +1,9 @@
 // Each account's ready projects, kept in memory for GET /projects: reading them, with the other
 // plugins' parts of the answer, was the route's whole cost in the database. Kept as
 // <berth/kept_answers.hpp> keeps answers: migration 0002's triggers send NOTIFY berth_projects
-// with the account's id when one of its project rows changes, from any node; the routes that
-// change a project here drop its account's list at once (ListChange).
+// with the account's id when one of its project rows changes, from any node (the core listens
+// and hands it over as a hook); the routes that change a project here drop its account's list
+// at once (ListChange).
 #pragma once
 #include <berth/kept_answers.hpp>
 
@@ -15,7 +16,9 @@ namespace berth::projects {
 
 class ProjectLists {
  public:
-  void start(std::string database_url, berth::Logger logger);
+  // Hooks the core's notifications on berth_projects (registerAll); nothing is kept until the
+  // core listens.
+  void listen(berth::Registrar& r) { kept_.listen(r); }
   void stop() { kept_.stop(); }
 
   // Every ready project of these accounts, sorted by name byte by byte, whatever the

@@ -46,6 +46,7 @@ class ProjectsPlugin final : public berth::Plugin {
     registerSecretRoutes(r, context_);
     registerDomainRoutes(r, context_);
     registerDirectoryService(r, context_);
+    context_.lists.listen(r);
 
     // Sizes are read in the background: pg_database_size walks the database's files.
     r.job("db_sizes", std::chrono::seconds(60), [this](berth::JobContext&) { refreshSizes(); });
@@ -101,7 +102,6 @@ class ProjectsPlugin final : public berth::Plugin {
     if (cluster.empty()) cluster = services.coreSetting("database.url").value_or("");
     context_.databases = std::make_unique<ProjectDatabases>(cluster);
     context_.databases->closeOtherDatabases();
-    context_.lists.start(services.coreSetting("database.url").value_or(""), services.logger());
     publishCustomHosts(context_);
   }
 

@@ -253,12 +253,6 @@ std::vector<ReleaseRecord> ReleaseStore::listAccounts(const std::vector<std::str
       ids, limit));
 }
 
-void ReleaseStore::startKeepingLive(std::string database_url) {
-  live_kept_.start(std::move(database_url), services_.logger(),
-                   "the live releases of GET /projects are read on every request: cannot listen "
-                   "for release changes on the control-plane database");
-}
-
 std::map<std::string, ReleaseRecord> ReleaseStore::liveOf(
     const std::vector<std::string>& project_ids) const {
   std::map<std::string, ReleaseRecord> out;

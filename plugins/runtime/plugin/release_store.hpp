@@ -65,6 +65,9 @@ struct BuiltRelease {
 nlohmann::json releaseJson(const ReleaseRecord& release);
 nlohmann::json releaseWithLogJson(const ReleaseRecord& release);
 
+// Migration 0003's triggers notify it with the project's id when its release rows change.
+inline constexpr const char* kLiveChannel = "berth_runtime_live";
+
 class ReleaseStore {
  public:
   explicit ReleaseStore(const berth::Services& services) : services_(services) {}
@@ -107,10 +110,10 @@ class ReleaseStore {
   // The live release of each project; projects without one are absent. Answers are kept in
   // memory (see live_kept_ below); the projects not kept are read in one query.
   std::map<std::string, ReleaseRecord> liveOf(const std::vector<std::string>& project_ids) const;
-  // Keeps liveOf's answers while listening on the control-plane database at `database_url`
-  // (nothing is kept until then, nor with an empty URL); stopKeepingLive() before the store
-  // goes.
-  void startKeepingLive(std::string database_url);
+  // liveOf's kept answers: the plugin hooks the core's notifications to them
+  // (KeptAnswers::listen in registerAll); stopKeepingLive() before the store goes.
+  using LiveKept = berth::KeptAnswers<std::optional<ReleaseRecord>>;
+  LiveKept& liveKept() const { return live_kept_; }
   void stopKeepingLive() { live_kept_.stop(); }
   // Building releases of this node left by an earlier berthd (another boot id), and those of
   // other nodes older than `stale_after` seconds (this node's own builds of this boot are
@@ -133,7 +136,7 @@ class ReleaseStore {
   // keeps them: migration 0003's triggers send NOTIFY berth_runtime_live with the project's id
   // when its release rows change (any node, any SQL), and every write of this store calls
   // changed() after it commits, so this node's next read sees it at once.
-  mutable berth::KeptAnswers<std::optional<ReleaseRecord>> live_kept_{"berth_runtime_live"};
+  mutable LiveKept live_kept_{kLiveChannel};
 };
 
 }  // namespace berth::runtime

@@ -60,6 +60,10 @@ class RuntimePlugin final : public berth::Plugin {
     registerStatusService(r, context_);
     registerStartCommandsService(r);
     registerReleasesService(r, context_);
+    // The store, made in start(), keeps live releases while the core listens for their changes.
+    ReleaseStore::LiveKept::listen(r, kLiveChannel, [this] {
+      return context_.releases ? &context_.releases->liveKept() : nullptr;
+    });
     registerAppsService(r, context_);
     registerGateway(r, context_);
     registerWork(r, context_);
@@ -105,7 +109,6 @@ class RuntimePlugin final : public berth::Plugin {
     c.shared_dir = sharedDir(context_.data_dir, services.configValue<std::string>("shared_dir"));
 
     context_.releases = std::make_unique<ReleaseStore>(services);
-    context_.releases->startKeepingLive(services.coreSetting("database.url").value_or(""));
     context_.apps = std::make_unique<ProjectApps>(context_.logs);
     context_.identities = std::make_unique<ProjectIdentities>(services, c.uid_range,
                                                               context_.data_dir + "/runtime/homes");

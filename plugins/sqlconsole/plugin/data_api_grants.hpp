@@ -17,8 +17,9 @@ namespace berth::sqlconsole {
 
 class DataApiGrants {
  public:
-  // Listens on the control-plane database at `database_url`; until it does, nothing is kept.
-  void start(std::string database_url, berth::Logger logger);
+  // Hooks the core's notifications on berth_data_api (registerAll); until the core listens,
+  // nothing is kept.
+  void listen(berth::Registrar& r) { kept_.listen(r); }
   void stop() { kept_.stop(); }
 
   // The project's settings, kept or read.

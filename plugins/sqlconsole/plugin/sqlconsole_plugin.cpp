@@ -53,6 +53,7 @@ class SqlconsolePlugin final : public berth::Plugin {
     registerRowRoutes(r, context_);
     registerDataApiRoutes(r, context_);
     registerDataApiSettingsRoutes(r, context_);
+    context_.grants.listen(r);
 
     // Pooled connections must not keep a database that is being dropped alive.
     r.hook("project.deleting", [this](const nlohmann::json& project) {
@@ -80,7 +81,6 @@ class SqlconsolePlugin final : public berth::Plugin {
             {"statement_timeout", std::to_string(s.statement_timeout_ms)}});
     context_.connections->onUnreachable(
         [this](const std::string& project_id) { context_.projects.forgetProject(project_id); });
-    context_.grants.start(services.coreSetting("database.url").value_or(""), services.logger());
     s.transfer_timeout =
         std::chrono::seconds(services.configValue<int>("transfer_timeout_seconds"));
     auto lane = [this](const berth::Request& request) { return workLane(context_, request); };

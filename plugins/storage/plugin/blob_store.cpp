@@ -235,12 +235,6 @@ void BlobStore::removeProject(const std::string& project_id, const std::string& 
     log.info("removed the project's " + std::to_string(removed.rows()) + " blobs");
 }
 
-void BlobStore::startKeepingUsage(std::string database_url) {
-  usage_.start(std::move(database_url), services_.logger(),
-               "files_count and files_bytes are read on every request: cannot listen for blob "
-               "changes on the control-plane database");
-}
-
 std::map<std::string, FileUsage> BlobStore::fileUsage(
     const std::vector<std::string>& project_ids) const {
   if (project_ids.empty()) return {};

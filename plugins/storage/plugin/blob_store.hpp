@@ -60,6 +60,9 @@ struct FileUsage {
   int64_t bytes = 0;
 };
 
+// Migration 0002's triggers notify it with the project's id when its blob rows change.
+inline constexpr const char* kUsageChannel = "berth_storage_usage";
+
 class BlobStore {
  public:
   BlobStore(const berth::Services& services, BlobBackend& backend)
@@ -106,10 +109,9 @@ class BlobStore {
   // Stored-file usage (space "files") of each project id; ids without files are absent.
   // Answers are kept in memory (see usage_ below); the ids not kept are read in one query.
   std::map<std::string, FileUsage> fileUsage(const std::vector<std::string>& project_ids) const;
-  // Keeps fileUsage's answers while listening on the control-plane database at
-  // `database_url` (nothing is kept until then, nor with an empty URL); stopKeepingUsage()
-  // before the store goes.
-  void startKeepingUsage(std::string database_url);
+  // fileUsage's kept answers: the plugin hooks the core's notifications to them
+  // (KeptAnswers::listen in registerAll); stopKeepingUsage() before the store goes.
+  berth::KeptAnswers<FileUsage>& usage() const { return usage_; }
   void stopKeepingUsage() { usage_.stop(); }
 
   // Removes objects no row refers to that were last modified before `cutoff`; returns how
@@ -154,7 +156,7 @@ class BlobStore {
   // 0002's triggers send NOTIFY berth_storage_usage with the project's id when its blob rows
   // change (any node, any SQL), and every write of this store calls usage_.changed() after
   // it commits, so this node's next read sees it at once.
-  mutable berth::KeptAnswers<FileUsage> usage_{"berth_storage_usage"};
+  mutable berth::KeptAnswers<FileUsage> usage_{kUsageChannel};
 };
 
 int64_t unixNow();

@@ -59,6 +59,9 @@ class StoragePlugin final : public berth::Plugin {
       context_.hosts.forgetAll();
       if (context_.tree) context_.tree->forgetHosts(payload.at("id").get<std::string>());
     });
+    // The store, made in start(), keeps file usage while the core listens for its changes.
+    berth::KeptAnswers<FileUsage>::listen(
+        r, kUsageChannel, [this] { return context_.store ? &context_.store->usage() : nullptr; });
     r.job(
         "sweep", std::chrono::minutes(10), [this](berth::JobContext& job) { sweep(job); }, true);
   }
@@ -110,7 +113,6 @@ class StoragePlugin final : public berth::Plugin {
     quota_settings.max_files_per_project = services.configValue<int64_t>("max_files_per_project");
     context_.quotas = std::make_unique<Quotas>(services, std::move(quota_settings));
     context_.store->setQuotas(context_.quotas.get());
-    context_.store->startKeepingUsage(services.coreSetting("database.url").value_or(""));
     startEdgeTree(services, root + "/edge");
     context_.started_at = unixNow();
     context_.work.start(2);

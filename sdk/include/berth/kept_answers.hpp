@@ -1,20 +1,19 @@
 /** Answers read from the control-plane database, kept in memory between requests and dropped
- *  when the rows behind them change: header-only (no ABI; whoever includes it links libpq).
+ *  when the rows behind them change: header-only (no ABI, no libpq).
  *
  *  Correctness before speed, as the core's auth cache does it: triggers on the tables behind
  *  the answers send NOTIFY <channel> with the key whose answer changed ("*" or "" for all)
  *  when the change commits, so another node, an admin command or an operator's own SQL count
- *  too. A thread LISTENs on a connection of its own and drops what the payload names. While it
- *  is not listening (not started, connecting, or the connection lost) nothing is kept and every
- *  call reads the database. A change made on this node is dropped at once by calling
- *  changed(key) after it commits, so the caller's next read sees it without waiting for the
- *  notification. A generation counter keeps a read that raced with a change from putting its
- *  older answer back.
+ *  too. The core LISTENs on the channel for the plugin (<berth/pg_notify.hpp>) and this drops
+ *  what the payload names. While the core is not listening (not started yet, connecting, or the
+ *  connection lost) nothing is kept and every call reads the database. A change made on this
+ *  node is dropped at once by calling changed(key) after it commits, so the caller's next read
+ *  sees it without waiting for the notification. A generation counter keeps a read that raced
+ *  with a change from putting its older answer back.
  *
  *  THREADING: every member may be called from any thread. */
 #pragma once
-#include <berth/logger.hpp>
-#include <berth/pg_listener.hpp>
+#include <berth/pg_notify.hpp>
 
 #include <atomic>
 #include <cstdint>
@@ -33,48 +32,52 @@ namespace berth {
 template <class Value>
 class KeptAnswers {
  public:
-  /** channel: a plain identifier (it is pasted into LISTEN). A full cache is emptied rather than
-   *  grown past max_entries. */
+  /** channel: a lower-case identifier (<berth/pg_notify_events.hpp>). A full cache is emptied
+   *  rather than grown past max_entries. */
   explicit KeptAnswers(std::string channel, size_t max_entries = 10000)
       : channel_(std::move(channel)), max_entries_(max_entries) {}
-  ~KeptAnswers() { stop(); }
   KeptAnswers(const KeptAnswers&) = delete;
   KeptAnswers& operator=(const KeptAnswers&) = delete;
 
-  /** Listens on the database at `database_url` (nothing is kept until it does; an empty URL
-   *  keeps nothing ever). `off_warning` is logged when it cannot listen. */
-  void start(std::string database_url, Logger logger, std::string off_warning) {
-    if (listener_ || database_url.empty()) return;
-    listener_ = std::make_unique<PgListener>(
-        std::move(database_url), channel_,
-        PgListener::Callbacks{
-            .connected =
-                [this] {
-                  dropAll();  // anything may have changed while nobody listened
-                  listening_ = true;
-                },
-            .notified =
-                [this](std::string_view key) {
-                  if (key.empty() || key == "*")
-                    dropAll();
-                  else
-                    changed(std::string(key));
-                },
-            .disconnected =
-                [this] {
-                  listening_ = false;
-                  dropAll();
-                },
-            .unreachable = [logger,
-                            off_warning = std::move(off_warning)] { logger.warn(off_warning); },
-        });
-    if (!listener_->start()) listener_.reset();
+  /** Registers the hooks through which the core tells of changes on the channel: call in
+   *  registerAll. Nothing is kept until the core listens (after every plugin started). */
+  void listen(Registrar& r) { listenTo(r, channel_, callbacks()); }
+
+  /** The same for answers kept by an object made in start(): `find()` returns the KeptAnswers,
+   *  or nullptr while there is none. */
+  template <class Find>
+  static void listen(Registrar& r, const std::string& channel, Find find) {
+    listenTo(r, channel,
+             PgNotifyCallbacks{
+                 .listening = [find] { forward(find(), &KeptAnswers::heardListening); },
+                 .notified =
+                     [find](std::string_view payload) {
+                       if (KeptAnswers* kept = find()) kept->heard(payload);
+                     },
+                 .notListening = [find] { forward(find(), &KeptAnswers::heardNotListening); },
+             });
   }
 
-  void stop() {
-    if (listener_) listener_->stop();
-    listening_ = false;
+  /** What the core tells (the callbacks listen() registers). */
+  void heardListening() {
+    dropAll();  // anything may have changed while nobody listened
+    listening_ = true;
   }
+  void heard(std::string_view key) {
+    if (key.empty() || key == "*")
+      dropAll();
+    else
+      changed(std::string(key));
+  }
+  void heardNotListening() {
+    listening_ = false;
+    dropAll();
+  }
+
+  /** Keeps nothing more until the core listens again (a plugin's stop()). */
+  void stop() { heardNotListening(); }
+
+  const std::string& channel() const { return channel_; }
 
   bool listening() const { return listening_.load(); }
 
@@ -158,7 +161,15 @@ class KeptAnswers {
   std::mutex mutex_;
   uint64_t generation_ = 0;  // under mutex_: bumped by every change
   std::unordered_map<std::string, Value> kept_;
-  std::unique_ptr<PgListener> listener_;
+
+  PgNotifyCallbacks callbacks() {
+    return {.listening = [this] { heardListening(); },
+            .notified = [this](std::string_view key) { heard(key); },
+            .notListening = [this] { heardNotListening(); }};
+  }
+  static void forward(KeptAnswers* kept, void (KeptAnswers::*heard)()) {
+    if (kept != nullptr) (kept->*heard)();
+  }
 };
 
 }  // namespace berth
