@@ -26,6 +26,8 @@ struct Settings {
   int64_t import_max_bytes = int64_t{256} << 20;
   // an import or export running longer is stopped (transfer_clock.hpp)
   std::chrono::seconds transfer_timeout{600};
+  // a kept project database connection idle longer is closed (ProjectConnections)
+  std::chrono::seconds idle_connection_longest{60};
 };
 
 struct Context {

@@ -2,6 +2,8 @@
 
 #include <berth/services/projects_directory.hpp>
 
+#include <iterator>
+
 namespace berth::sqlconsole {
 
 ProjectConnections::ProjectConnections(
@@ -46,7 +48,7 @@ std::optional<ProjectConnections::Lease> ProjectConnections::idleLease(
   std::lock_guard lock(mutex_);
   auto it = idle_.find(project_id);
   if (it == idle_.end() || it->second.empty()) return std::nullopt;
-  PgSession session = std::move(it->second.back());
+  PgSession session = std::move(it->second.back().session);
   it->second.pop_back();
   return std::optional<Lease>(std::in_place, this, project_id, std::move(session));
 }
@@ -73,11 +75,27 @@ void ProjectConnections::giveBack(const std::string& project_id, PgSession sessi
   std::lock_guard lock(mutex_);
   if (urls_.find(project_id) == urls_.end()) return;  // forgotten meanwhile: close it
   auto& pool = idle_[project_id];
-  if (pool.size() < idle_per_project_) pool.push_back(std::move(session));
+  if (pool.size() < idle_per_project_)
+    pool.push_back(Idle{std::move(session), std::chrono::steady_clock::now()});
+}
+
+size_t ProjectConnections::closeIdleLongerThan(std::chrono::steady_clock::duration longest) {
+  std::vector<Idle> closing;  // closed after the lock is let go
+  const auto oldest_kept = std::chrono::steady_clock::now() - longest;
+  std::lock_guard lock(mutex_);
+  for (auto it = idle_.begin(); it != idle_.end();) {
+    auto& pool = it->second;
+    auto kept = pool.begin();
+    while (kept != pool.end() && kept->since < oldest_kept) ++kept;
+    std::move(pool.begin(), kept, std::back_inserter(closing));
+    pool.erase(pool.begin(), kept);
+    it = pool.empty() ? idle_.erase(it) : std::next(it);
+  }
+  return closing.size();
 }
 
 void ProjectConnections::forget(const std::string& project_id) {
-  std::vector<PgSession> closing;
+  std::vector<Idle> closing;
   std::lock_guard lock(mutex_);
   urls_.erase(project_id);
   auto it = idle_.find(project_id);

@@ -4,6 +4,7 @@
 #pragma once
 #include <berth/plugin.hpp>
 
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <map>
@@ -55,6 +56,10 @@ class ProjectConnections {
 
   // Closes the project's idle connections and forgets its URL (project.deleting/deleted).
   void forget(const std::string& project_id);
+  // Closes every connection that has been idle for longer than `longest` (a job calls it), so
+  // that the projects nobody uses now hold no connection of PostgreSQL's limited number.
+  // Answers how many it closed.
+  size_t closeIdleLongerThan(std::chrono::steady_clock::duration longest);
 
   // Called with a project's id when its database could not be reached (a connection failed to
   // open, or a leased one was discarded after a connection error): the project may be gone.
@@ -72,7 +77,12 @@ class ProjectConnections {
   std::vector<std::pair<std::string, std::string>> session_options_;
   std::mutex mutex_;
   std::map<std::string, std::string> urls_;
-  std::map<std::string, std::vector<PgSession>> idle_;
+  struct Idle {
+    PgSession session;
+    std::chrono::steady_clock::time_point since;
+  };
+  // Per project, oldest first: a lease takes the newest, so the ones left over age out.
+  std::map<std::string, std::vector<Idle>> idle_;
   std::function<void(const std::string&)> on_unreachable_;
 };
 

@@ -32,6 +32,9 @@ class SqlconsolePlugin final : public berth::Plugin {
                 berth::IntRange{1, 86400});
     r.configInt("idle_connections", 4, "idle connections kept per project database",
                 berth::IntRange{0, 64});
+    r.configInt("idle_connection_seconds", 60,
+                "a kept connection to a project database that stays idle this long is closed",
+                berth::IntRange{1, 86400});
     r.configInt("statement_timeout_seconds", 15,
                 "a statement running longer is stopped (docs/openapi.yaml, /query rule 3: 15)",
                 berth::IntRange{1, 3600});
@@ -55,6 +58,16 @@ class SqlconsolePlugin final : public berth::Plugin {
     registerDataApiSettingsRoutes(r, context_);
     context_.grants.listen(r);
 
+    // A project nobody uses now holds none of PostgreSQL's connections.
+    r.job("idle_connections", std::chrono::seconds(1), [this](berth::JobContext&) {
+      if (!context_.connections) return;
+      const size_t closed =
+          context_.connections->closeIdleLongerThan(context_.settings.idle_connection_longest);
+      if (closed > 0)
+        context_.logger().debug("closed " + std::to_string(closed) +
+                                " idle project database connections");
+    });
+
     // Pooled connections must not keep a database that is being dropped alive.
     r.hook("project.deleting", [this](const nlohmann::json& project) {
       context_.projects.forgetProject(project.value("id", ""));
@@ -75,6 +88,8 @@ class SqlconsolePlugin final : public berth::Plugin {
     s.catalog_recheck_ms = services.configValue<int>("catalog_recheck_ms");
     s.core_thread_wait =
         std::chrono::microseconds(services.configValue<int>("core_thread_wait_us"));
+    s.idle_connection_longest =
+        std::chrono::seconds(services.configValue<int>("idle_connection_seconds"));
     context_.connections = std::make_unique<ProjectConnections>(
         services, static_cast<size_t>(services.configValue<int>("idle_connections")),
         std::vector<std::pair<std::string, std::string>>{
