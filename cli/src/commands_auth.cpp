@@ -3,6 +3,7 @@
 
 #include <ctime>
 
+#include <berth/common/text.hpp>
 #include "command.hpp"
 #include "errors.hpp"
 #include "terminal.hpp"
@@ -91,7 +92,7 @@ int login(Context& ctx) {
   if (stdinIsTerminal())
     secret = ask("Paste an API token (bth_...) or a console sign-in link: ", true);
   else
-    secret = trim(readAllStdin());
+    secret = common::trimmed(readAllStdin());
   if (secret.empty())
     throw usageError("no token given: pipe a token or a sign-in link on stdin, or paste one");
   std::string url = ctx.settings.url;

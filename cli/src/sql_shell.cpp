@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include <berth/common/text.hpp>
 #include "command.hpp"
 #include "db_sql.hpp"
 #include "errors.hpp"
@@ -32,11 +33,11 @@ std::string historyFile() {
 
 // Runs a backslash command; returns false for \q.
 bool meta(Context& ctx, const std::string& line) {
-  std::string cmd = trim(line);
+  std::string cmd = common::trimmed(line);
   std::string arg;
   auto space = cmd.find_first_of(" \t");
   if (space != std::string::npos) {
-    arg = trim(cmd.substr(space));
+    arg = common::trimmed(cmd.substr(space));
     cmd = cmd.substr(0, space);
   }
   if (cmd == "\\q") return false;
@@ -88,7 +89,7 @@ int sqlShell(Context& ctx) {
     } else if (!std::getline(std::cin, line)) {
       break;
     }
-    if (buffer.empty() && trim(line).rfind('\\', 0) == 0) {
+    if (buffer.empty() && common::trimmed(line).rfind('\\', 0) == 0) {
       if (tty) add_history(line.c_str());
       try {
         if (!meta(ctx, line)) break;
@@ -100,17 +101,17 @@ int sqlShell(Context& ctx) {
       continue;
     }
     buffer += line + "\n";
-    if (trim(buffer).empty()) {
+    if (common::trimmed(buffer).empty()) {
       buffer.clear();
       continue;
     }
     if (endsStatement(buffer)) {
-      if (tty) add_history(trim(buffer).c_str());
+      if (tty) add_history(common::trimmed(buffer).c_str());
       run(buffer);
       buffer.clear();
     }
   }
-  if (!trim(buffer).empty()) run(buffer);  // a script's last statement without its ;
+  if (!common::trimmed(buffer).empty()) run(buffer);  // a script's last statement without its ;
   if (tty) {
     std::cerr << "\n";
     write_history(history.c_str());

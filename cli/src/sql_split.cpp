@@ -1,5 +1,7 @@
 #include "sql_split.hpp"
 
+#include <berth/common/text.hpp>
+
 #include <cctype>
 
 namespace berth::client {
@@ -120,13 +122,6 @@ Scan scan(const std::string& s) {
   return out;
 }
 
-std::string trimmed(const std::string& s) {
-  auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  auto e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
-
 }  // namespace
 
 std::vector<std::string> splitStatements(const std::string& sql) {
@@ -134,7 +129,7 @@ std::vector<std::string> splitStatements(const std::string& sql) {
   s.pieces.push_back(s.current);
   std::vector<std::string> out;
   for (const auto& p : s.pieces)
-    if (p.has_code) out.push_back(trimmed(p.text));
+    if (p.has_code) out.push_back(common::trimmed(p.text));
   return out;
 }
 

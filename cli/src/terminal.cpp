@@ -2,6 +2,7 @@
 
 #include <termios.h>
 #include <unistd.h>
+#include <berth/common/text.hpp>
 
 #include <iostream>
 #include <sstream>
@@ -12,13 +13,6 @@ namespace berth::client {
 
 bool stdinIsTerminal() {
   return ::isatty(STDIN_FILENO);
-}
-
-std::string trim(const std::string& s) {
-  auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  auto e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
 }
 
 std::string ask(const std::string& question, bool hidden) {
@@ -37,7 +31,7 @@ std::string ask(const std::string& question, bool hidden) {
     ::tcsetattr(STDIN_FILENO, TCSANOW, &old);
     std::cerr << "\n";
   }
-  return trim(line);
+  return common::trimmed(line);
 }
 
 std::string readAllStdin() {

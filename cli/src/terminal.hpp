@@ -14,6 +14,4 @@ std::string readAllStdin();
 // error (exit 2) that names --yes.
 void confirmOrThrow(bool yes, const std::string& what);
 
-std::string trim(const std::string& s);
-
 }  // namespace berth::client

@@ -1,4 +1,4 @@
-// fuzz-link: berth_sqlconsole_logic
+// fuzz-link: berth_sqlconsole_logic berth::common
 // fuzz-sources: core/src/http/http_types.cpp
 //
 // The rows and /_data query grammar and the SQL built from it, against PostgreSQL's own parser
@@ -18,6 +18,7 @@
 // When they refuse, the refusal is RestSyntaxError or RestRefusal (both 400) and its message is
 // UTF-8 (it goes into a JSON body): anything else escapes or fails.
 #include <pg_query.h>
+#include <berth/common/utf8.hpp>
 
 #include <cstdint>
 #include <cstdio>
@@ -32,7 +33,6 @@
 #include "rest_prefer.hpp"
 #include "rest_query.hpp"
 #include "rest_sql.hpp"
-#include "rest_text.hpp"
 #include "support/fuzz_check.hpp"
 
 using namespace berth::sqlconsole;
@@ -312,7 +312,7 @@ void checkStatement(const SqlStatement& statement, const Names& names, const cha
 void checkMessage(const std::exception& e) {
   const std::string_view message = e.what();
   berth::fuzz::check(!message.empty(), "an empty refusal");
-  berth::fuzz::check(rest_text::firstInvalidUtf8(message) == std::string_view::npos,
+  berth::fuzz::check(!berth::common::firstInvalidUtf8(message),
                      "a refusal that is not UTF-8 (it goes into a JSON body)", message);
 }
 

@@ -1,4 +1,4 @@
-// fuzz-link: berth_sqlconsole_logic
+// fuzz-link: berth_sqlconsole_logic berth::common
 //
 // The SQL script splitters: ScriptReader (an /import file, read in chunks through a moving parse
 // window, with psql meta-command lines and COPY ... FROM stdin data) against splitStatements
@@ -24,6 +24,7 @@
 // escapes.
 #include <pg_query.h>
 #include <unistd.h>
+#include <berth/common/utf8.hpp>
 
 #include <cstdint>
 #include <cstdio>
@@ -34,7 +35,6 @@
 #include "sql_script.hpp"
 #include "sql_script_reader.hpp"
 #include "sql_trivia.hpp"
-#include "sql_utf8.hpp"
 #include "support/fuzz_check.hpp"
 
 using namespace berth::sqlconsole;
@@ -307,11 +307,11 @@ void compareWithWholeText(std::string_view script, const Read& read) {
 // whole text finds; a file that is not UTF-8 is refused at that offset (NUL bytes, which win,
 // aside).
 void checkUtf8(const std::string& script, size_t chunk, const Read& read) {
-  Utf8Validator validator;
+  berth::common::Utf8Validator validator;
   for (size_t at = 0; at < script.size(); at += chunk)
     validator.feed(std::string_view(script).substr(at, chunk));
   validator.finish();
-  const std::optional<size_t> whole = firstInvalidUtf8(script);
+  const std::optional<size_t> whole = berth::common::firstInvalidUtf8(script);
   const std::optional<uint64_t> pieces = validator.firstInvalid();
   berth::fuzz::check(
       pieces.has_value() == whole.has_value() && (!whole || *pieces == *whole),

@@ -307,7 +307,7 @@ TEST(SchedulerClock, WallClockUnchangedAndFastClockScaled) {
 // ---- field rules -----------------------------------------------------------------------------
 
 TEST(ScheduleRules, NamesAndPaths) {
-  EXPECT_EQ(trimmed("  nightly \t"), "nightly");
+  // The name is trimmed first (berth::common::trimmed; tests/common/text_test.cpp).
   EXPECT_EQ(nameProblem(""), "a schedule needs a name");
   EXPECT_EQ(nameProblem(std::string(200, 'x')), std::nullopt);
   EXPECT_EQ(nameProblem(std::string(201, 'x')), "a schedule's name is at most 200 characters");

@@ -1,5 +1,5 @@
-// The text helpers behind the rows grammar's messages: UTF-8 checks, character positions and
-// printable snippets.
+// The text helpers behind the rows grammar's messages: character positions and printable
+// snippets (the UTF-8 check itself is tested in tests/common/utf8_test.cpp).
 #include "rest_text.hpp"
 
 #include <gtest/gtest.h>
@@ -7,23 +7,6 @@
 #include <string>
 
 using namespace berth::sqlconsole::rest_text;
-
-TEST(RestText, WellFormedUtf8IsAccepted) {
-  EXPECT_EQ(firstInvalidUtf8(""), std::string_view::npos);
-  EXPECT_EQ(firstInvalidUtf8("plain ascii"), std::string_view::npos);
-  EXPECT_EQ(firstInvalidUtf8("é ü € 𝄞 موارد"), std::string_view::npos);
-  EXPECT_EQ(firstInvalidUtf8("\xF4\x8F\xBF\xBF"), std::string_view::npos);  // U+10FFFF
-}
-
-TEST(RestText, MalformedUtf8IsFoundWhereItStarts) {
-  EXPECT_EQ(firstInvalidUtf8("ab\xff"), 2u);
-  EXPECT_EQ(firstInvalidUtf8("\xc0\xaf"), 0u);          // overlong "/"
-  EXPECT_EQ(firstInvalidUtf8("x\xe0\x80\xaf"), 1u);     // overlong, three bytes
-  EXPECT_EQ(firstInvalidUtf8("\xed\xa0\x80"), 0u);      // a UTF-16 surrogate
-  EXPECT_EQ(firstInvalidUtf8("\xf4\x90\x80\x80"), 0u);  // past U+10FFFF
-  EXPECT_EQ(firstInvalidUtf8("ok\xc3"), 2u);            // cut short at the end
-  EXPECT_EQ(firstInvalidUtf8("\x80"), 0u);              // a lone continuation byte
-}
 
 TEST(RestText, PositionsCountCharactersFromOne) {
   EXPECT_EQ(characterPosition("abc", 0), 1u);

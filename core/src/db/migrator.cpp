@@ -1,6 +1,7 @@
 #include "db/migrator.hpp"
 
 #include <openssl/evp.h>
+#include <berth/common/sql_text.hpp>
 
 #include <algorithm>
 #include <map>
@@ -49,14 +50,11 @@ std::string describe(const Migration& m) {
   return "migration " + m.owner + " " + std::to_string(m.version) + " (" + m.name + ")";
 }
 
-// Owners become schema names spliced into SQL, so they are held to a plain identifier shape.
-std::string quotedSchema(const std::string& owner) {
-  return "\"" + owner + "\"";
-}
-
 // Groups by owner in order of first appearance and checks each owner's versions are exactly
 // 1..N, so that a missing or repeated file is refused before anything runs.
 std::vector<OwnerPlan> planByOwner(const std::vector<Migration>& migrations) {
+  // Owners become schema names spliced into SQL (quoted), and are held to a plain identifier
+  // shape besides.
   static const std::regex kOwnerShape("[a-z][a-z0-9_]*");
   std::vector<OwnerPlan> plans;
   for (const Migration& m : migrations) {
@@ -145,7 +143,7 @@ void rollbackQuietly(Lease& lease) {
 void applyOne(Lease& lease, const Migration& m, const std::string& checksum) {
   try {
     lease.exec("BEGIN");
-    lease.exec("SET LOCAL search_path = " + quotedSchema(m.owner) + ", public");
+    lease.exec("SET LOCAL search_path = " + common::quotedIdentifier(m.owner) + ", public");
     lease.execScript(m.sql);
     lease.exec(
         "INSERT INTO core.schema_migrations (owner, version, name, checksum) "
@@ -188,7 +186,7 @@ int applyMigrations(Pool& pool, const std::vector<Migration>& migrations) {
   std::string last_owner;
   for (const auto& [m, checksum] : pending) {
     if (m->owner != last_owner) {
-      lease.exec("CREATE SCHEMA IF NOT EXISTS " + quotedSchema(m->owner));
+      lease.exec("CREATE SCHEMA IF NOT EXISTS " + common::quotedIdentifier(m->owner));
       last_owner = m->owner;
     }
     applyOne(lease, *m, checksum);

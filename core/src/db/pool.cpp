@@ -1,11 +1,11 @@
 #include "db/pool.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cstdlib>
 
 #include <spdlog/spdlog.h>
 #include <berth/common/pg_connection.hpp>
+#include <berth/common/text.hpp>
 
 namespace berth::core {
 namespace {
@@ -13,13 +13,6 @@ namespace {
 // Applies when the URL names no connect_timeout: a dead host must not hold a request for the
 // kernel's TCP timeout (minutes).
 constexpr std::chrono::seconds kDefaultConnectTimeout{5};
-
-std::string trimmed(std::string text) {
-  const auto is_space = [](unsigned char c) { return std::isspace(c) != 0; };
-  text.erase(text.begin(), std::find_if_not(text.begin(), text.end(), is_space));
-  text.erase(std::find_if_not(text.rbegin(), text.rend(), is_space).base(), text.end());
-  return text;
-}
 
 std::string unavailable(const std::string& why) {
   return "could not reach the database: " + why;
@@ -57,14 +50,15 @@ PGconn* connectFresh(const std::string& url) {
   // The default timeout goes before the URL, so that one in the URL wins.
   common::PgConnection conn =
       common::PgConnection::connect({{"dbname", url}}, kDefaultConnectTimeout);
-  if (!conn.ok()) throw DbUnavailable(unavailable(trimmed(conn.error())));
+  if (!conn.ok()) throw DbUnavailable(unavailable(common::trimmed(conn.error())));
   // libpq prints notices ("schema exists, skipping") to stderr by default.
   PQsetNoticeProcessor(
       conn.get(),
-      [](void*, const char* message) { spdlog::debug("postgres: {}", trimmed(message)); }, nullptr);
+      [](void*, const char* message) { spdlog::debug("postgres: {}", common::trimmed(message)); },
+      nullptr);
   PgResult set(PQexec(conn.get(), "SET application_name = 'berthd'"));
   if (!set.get() || PQresultStatus(set.get()) != PGRES_COMMAND_OK)
-    throw DbUnavailable(unavailable(trimmed(conn.error())));
+    throw DbUnavailable(unavailable(common::trimmed(conn.error())));
   return conn.release();
 }
 
@@ -110,9 +104,9 @@ PgResult checked(PgResult result, PGconn* conn, Lease& lease) {
   if (result.get()) {
     const char* state = PQresultErrorField(result.get(), PG_DIAG_SQLSTATE);
     if (state) sqlstate = state;
-    message = trimmed(PQresultErrorMessage(result.get()));
+    message = common::trimmed(PQresultErrorMessage(result.get()));
   }
-  if (message.empty()) message = trimmed(PQerrorMessage(conn));
+  if (message.empty()) message = common::trimmed(PQerrorMessage(conn));
   if (!result.get() || status == PGRES_BAD_RESPONSE || isConnectionError(conn, sqlstate)) {
     lease.markBroken();
     throw DbUnavailable(unavailable(message));

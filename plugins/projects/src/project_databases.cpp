@@ -7,6 +7,7 @@
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
 #include <berth/common/pg_connection.hpp>
+#include <berth/common/sql_text.hpp>
 
 #include <memory>
 #include <string_view>
@@ -62,12 +63,6 @@ void requireProjectName(std::string_view name) {
                                 "\" (expected p_ and 1 to 60 of [a-z0-9])");
 }
 
-std::string trimmed(const char* text) {
-  std::string out = text != nullptr ? text : "";
-  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
-  return out;
-}
-
 // database: when set, connects to that database instead of the one admin_url names.
 Conn connectAdmin(const std::string& admin_url, const char* database = nullptr) {
   // libpq keeps the last value of a repeated keyword: the defaults come before admin_url (which
@@ -89,26 +84,21 @@ Result exec(PGconn* conn, const std::string& sql, const std::vector<std::string>
   for (const auto& param : params) values.push_back(param.c_str());
   Result result(PQexecParams(conn, sql.c_str(), static_cast<int>(values.size()), nullptr,
                              values.data(), nullptr, nullptr, 0));
-  if (!result) throw std::runtime_error(trimmed(PQerrorMessage(conn)));
+  if (!result) throw std::runtime_error(common::pqMessage(PQerrorMessage(conn)));
   ExecStatusType status = PQresultStatus(result.get());
   if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
     const char* primary = PQresultErrorField(result.get(), PG_DIAG_MESSAGE_PRIMARY);
     const char* sqlstate = PQresultErrorField(result.get(), PG_DIAG_SQLSTATE);
-    throw PgError(primary != nullptr ? primary : trimmed(PQresultErrorMessage(result.get())),
-                  sqlstate != nullptr ? sqlstate : "");
+    throw PgError(
+        primary != nullptr ? primary : common::pqMessage(PQresultErrorMessage(result.get())),
+        sqlstate != nullptr ? sqlstate : "");
   }
   return result;
 }
 
-std::string quoteIdentifier(PGconn* conn, const std::string& name) {
-  PqText quoted(PQescapeIdentifier(conn, name.c_str(), name.size()));
-  if (!quoted) throw std::runtime_error(trimmed(PQerrorMessage(conn)));
-  return quoted.get();
-}
-
 std::string quoteLiteral(PGconn* conn, const std::string& text) {
   PqText quoted(PQescapeLiteral(conn, text.c_str(), text.size()));
-  if (!quoted) throw std::runtime_error(trimmed(PQerrorMessage(conn)));
+  if (!quoted) throw std::runtime_error(common::pqMessage(PQerrorMessage(conn)));
   return quoted.get();
 }
 
@@ -132,7 +122,7 @@ std::string randomPassword() {
 // role that cannot log in any more cannot come back in between.
 void dropObjects(PGconn* conn, const std::string& database, const std::string& role,
                  bool drop_database, bool drop_role) {
-  const std::string role_ident = quoteIdentifier(conn, role);
+  const std::string role_ident = common::quotedIdentifier(role);
   if (drop_role &&
       PQntuples(exec(conn, "SELECT 1 FROM pg_roles WHERE rolname = $1", {role}).get()) > 0)
     exec(conn, "ALTER ROLE " + role_ident + " NOLOGIN");
@@ -144,7 +134,7 @@ void dropObjects(PGconn* conn, const std::string& database, const std::string& r
        {drop_database ? database : std::string(), drop_role ? role : std::string()});
   // FORCE (PostgreSQL 13+) also ends sessions that connected after the terminate above.
   if (drop_database)
-    exec(conn, "DROP DATABASE IF EXISTS " + quoteIdentifier(conn, database) + " WITH (FORCE)");
+    exec(conn, "DROP DATABASE IF EXISTS " + common::quotedIdentifier(database) + " WITH (FORCE)");
   if (drop_role) exec(conn, "DROP ROLE IF EXISTS " + role_ident);
 }
 
@@ -180,12 +170,12 @@ ProjectDatabase ProjectDatabases::create(const std::string& project_id) {
   bool role_made = false;
   bool database_made = false;
   try {
-    const std::string ident = quoteIdentifier(admin.get(), name);
+    const std::string ident = common::quotedIdentifier(name);
     // Hashed here rather than by the server, so the plain password never appears in a
     // statement (or in the server's log), and SCRAM whatever password_encryption says.
     PqText verifier(
         PQencryptPasswordConn(admin.get(), made.password.c_str(), name.c_str(), "scram-sha-256"));
-    if (!verifier) throw std::runtime_error(trimmed(PQerrorMessage(admin.get())));
+    if (!verifier) throw std::runtime_error(common::pqMessage(PQerrorMessage(admin.get())));
     exec(admin.get(), "CREATE ROLE " + ident +
                           " LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS"
                           " CONNECTION LIMIT 50 PASSWORD " +
@@ -244,8 +234,8 @@ void ProjectDatabases::closeOtherDatabases() {
                       "AND datname !~ '^p_[a-z0-9]{1,60}$'");
   for (int i = 0; i < PQntuples(names.get()); ++i) {
     std::string name = PQgetvalue(names.get(), i, 0);
-    exec(admin.get(), "REVOKE CONNECT, TEMPORARY ON DATABASE " +
-                          quoteIdentifier(admin.get(), name) + " FROM PUBLIC");
+    exec(admin.get(), "REVOKE CONNECT, TEMPORARY ON DATABASE " + common::quotedIdentifier(name) +
+                          " FROM PUBLIC");
   }
 }
 
@@ -272,8 +262,9 @@ std::string ProjectDatabases::projectUrl(const ProjectDatabase& db) const {
   Conninfo options(PQconninfoParse(admin_url_.c_str(), &parse_error));
   if (!options) {
     PqText owned(parse_error);
-    throw std::invalid_argument("the projects cluster's URL does not parse: " +
-                                (owned ? trimmed(owned.get()) : std::string("out of memory")));
+    throw std::invalid_argument(
+        "the projects cluster's URL does not parse: " +
+        (owned ? common::pqMessage(owned.get()) : std::string("out of memory")));
   }
   std::string host, hostaddr, port, sslmode;
   for (const PQconninfoOption* option = options.get(); option->keyword != nullptr; ++option) {

@@ -2,14 +2,15 @@
 
 #include <utility>
 
+#include <berth/common/text.hpp>
 #include "schedule_rules.hpp"
 
 namespace berth::scheduler {
 
 ScheduleFields checkScheduleFields(std::string_view name, std::string_view spec, std::string path) {
-  std::string clean_name = trimmed(name);
+  std::string clean_name = common::trimmed(name);
   if (auto problem = nameProblem(clean_name)) throw berth::Error::badRequest(*problem);
-  std::string clean_spec = trimmed(spec);
+  std::string clean_spec = common::trimmed(spec);
   CronParse parsed = CronSpec::parse(clean_spec);
   if (!parsed.spec) throw berth::Error::badRequest(parsed.error);
   if (auto problem = pathProblem(path)) throw berth::Error::badRequest(*problem);

@@ -1,5 +1,6 @@
 #include "schedules_service.hpp"
 
+#include <berth/common/text.hpp>
 #include <berth/services/projects_directory.hpp>
 #include <berth/services/scheduler_schedules.hpp>
 
@@ -49,11 +50,11 @@ void registerSchedulesService(berth::Registrar& r, const Context& context) {
     contract::DeleteRequest asked = contract::parseDeleteRequest(request);
     Project project = projectById(*c, asked.project_id);
     // Names are stored trimmed (checkScheduleFields), so the name asked for is too.
-    int64_t removed = ScheduleStore(c->db()).removeNamed(project.id, trimmed(asked.name));
+    int64_t removed = ScheduleStore(c->db()).removeNamed(project.id, common::trimmed(asked.name));
     if (removed > 0)
       c->logger()
           .withProject(project.name)
-          .info(std::to_string(removed) + " schedule(s) called " + trimmed(asked.name) +
+          .info(std::to_string(removed) + " schedule(s) called " + common::trimmed(asked.name) +
                 " removed (" + std::string(contract::kService) + ")");
     return contract::deletedJson(removed > 0);
   };

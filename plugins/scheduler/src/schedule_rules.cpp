@@ -1,24 +1,15 @@
 #include "schedule_rules.hpp"
 
 #include <openssl/rand.h>
+#include <berth/common/utf8.hpp>
 
 #include <stdexcept>
 
 namespace berth::scheduler {
 
-std::string trimmed(std::string_view text) {
-  const char* space = " \t\r\n\f\v";
-  size_t first = text.find_first_not_of(space);
-  if (first == std::string_view::npos) return "";
-  size_t last = text.find_last_not_of(space);
-  return std::string(text.substr(first, last - first + 1));
-}
-
 std::optional<std::string> nameProblem(std::string_view name) {
   if (name.empty()) return "a schedule needs a name";
-  size_t chars = 0;
-  for (unsigned char c : name) chars += (c & 0xC0) != 0x80 ? 1 : 0;  // UTF-8 lead bytes
-  if (chars > kMaxNameChars)
+  if (common::utf8Characters(name) > kMaxNameChars)
     return "a schedule's name is at most " + std::to_string(kMaxNameChars) + " characters";
   return std::nullopt;
 }

@@ -11,9 +11,6 @@ namespace berth::scheduler {
 inline constexpr size_t kMaxNameChars = 200;
 inline constexpr size_t kMaxPathBytes = 2048;
 
-// The name with surrounding white space removed (what is stored).
-std::string trimmed(std::string_view text);
-
 // Empty (or only white space), or longer than kMaxNameChars characters.
 std::optional<std::string> nameProblem(std::string_view trimmed_name);
 

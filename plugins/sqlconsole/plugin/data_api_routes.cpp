@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <set>
 
+#include <berth/common/text.hpp>
 #include "catalog.hpp"
 #include "cors.hpp"
 #include "data_api_store.hpp"
@@ -57,12 +58,6 @@ void answerError(berth::Responder& responder, int status, const std::string& mes
   berth::Headers headers = corsHeaders();
   headers.insert(headers.end(), extra_headers.begin(), extra_headers.end());
   responder.error(status, message, extra, headers);
-}
-
-std::string trimmed(std::string text) {
-  while (!text.empty() && text.back() == ' ') text.pop_back();
-  size_t start = text.find_first_not_of(' ');
-  return start == std::string::npos ? std::string() : text.substr(start);
 }
 
 enum class Operation { Read, Create, Update, Delete };
@@ -122,14 +117,14 @@ DataParams splitParams(const berth::Request& request) {
 // The key as a browser sends it: the apikey header (supabase-js sends it beside a user's token
 // in Authorization), else a bearer token, else ?apikey=.
 std::optional<std::string> presentedKey(const berth::Request& request, const DataParams& params) {
-  if (auto header = request.header("apikey"); header && !trimmed(*header).empty())
-    return trimmed(*header);
+  if (auto header = request.header("apikey"); header && !common::trimmed(*header).empty())
+    return common::trimmed(*header);
   if (auto auth = request.header("authorization")) {
-    std::string value = trimmed(*auth);
+    std::string value = common::trimmed(*auth);
     if (value.size() > 7) {
       std::string scheme = value.substr(0, 7);
       for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      if (scheme == "bearer ") return trimmed(value.substr(7));
+      if (scheme == "bearer ") return common::trimmed(value.substr(7));
     }
   }
   if (params.apikey && !params.apikey->empty()) return params.apikey;
@@ -352,7 +347,7 @@ class DataRequest {
   // Only the public schema is served; PostgREST clients may name it.
   void checkProfile(const char* header) {
     std::optional<std::string> profile = request_.header(header);
-    if (profile && !profile->empty() && trimmed(*profile) != "public")
+    if (profile && !profile->empty() && common::trimmed(*profile) != "public")
       throw DataApiError(406, "the schema must be public, the only one served here", "PGRST106");
   }
 
@@ -378,7 +373,7 @@ class DataRequest {
       if (key == "limit" || key == "offset") return;
     std::optional<std::string> range = request_.header("range");
     if (!range) return;
-    std::string text = trimmed(*range);
+    std::string text = common::trimmed(*range);
     if (text.rfind("items=", 0) == 0) text.erase(0, 6);
     size_t dash = text.find('-');
     if (dash == std::string::npos || dash == 0 || dash > 18 || text.size() - dash - 1 > 18) return;

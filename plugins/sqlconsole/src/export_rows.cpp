@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include <berth/common/sql_text.hpp>
 #include "pg_wait.hpp"
 
 namespace berth::sqlconsole {
@@ -30,10 +31,10 @@ void forEachRow(PgSession& session, const std::string& table,
   std::string sql = "SELECT ";
   for (size_t i = 0; i < columns.size(); ++i) {
     if (i > 0) sql += ", ";
-    sql += session.quoteIdentifier(columns[i]);
+    sql += common::quotedIdentifier(columns[i]);
   }
   if (columns.empty()) sql += "1";
-  sql += " FROM public." + session.quoteIdentifier(table);
+  sql += " FROM public." + common::quotedIdentifier(table);
   PGconn* conn = session.raw();
   if (PQsendQuery(conn, sql.c_str()) == 0) throw PgError(PQerrorMessage(conn), "08006");
   PQsetSingleRowMode(conn);

@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include <berth/common/sql_text.hpp>
 #include "rest_sql_parts.hpp"
 #include "rest_text.hpp"
 
@@ -138,10 +139,12 @@ SqlStatement buildFunctionCall(const std::vector<CatalogFunction>& overloads, st
     if (!arguments.empty()) arguments += ", ";
     const bool variadic = function.variadic && &argument == &function.arguments.back();
     // The type comes from pg_proc, never from the request.
-    arguments += std::string(variadic ? "VARIADIC " : "") + quoteIdentifier(argument.name) +
-                 " => " + params.add(pgValueText(*it, argument.type)) + "::" + argument.type;
+    arguments += std::string(variadic ? "VARIADIC " : "") +
+                 common::quotedIdentifier(argument.name) + " => " +
+                 params.add(pgValueText(*it, argument.type)) + "::" + argument.type;
   }
-  const std::string call = "\"public\"." + quoteIdentifier(function.name) + "(" + arguments + ")";
+  const std::string call =
+      "\"public\"." + common::quotedIdentifier(function.name) + "(" + arguments + ")";
   SqlStatement statement;
   switch (function.result) {
     case FunctionResult::Void:

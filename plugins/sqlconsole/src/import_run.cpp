@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include <berth/common/utf8.hpp>
 #include "pg_wait.hpp"
 #include "sql_script_reader.hpp"
 
@@ -39,9 +40,7 @@ constexpr size_t kMaxMessageBytes = 500;
 
 std::string shortened(std::string text) {
   if (text.size() <= kMaxMessageBytes) return text;
-  size_t cut = kMaxMessageBytes;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  text.resize(cut);
+  text.resize(common::utf8CutPoint(text, kMaxMessageBytes));
   return text + "...";
 }
 

@@ -1,6 +1,7 @@
 #include "pg_session.hpp"
 
 #include <poll.h>
+#include <berth/common/sql_text.hpp>
 
 #include <cerrno>
 #include <ctime>
@@ -8,12 +9,6 @@
 namespace berth::sqlconsole {
 
 namespace {
-
-std::string trimmed(std::string text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  if (text.rfind("ERROR:  ", 0) == 0) text.erase(0, 8);
-  return text;
-}
 
 std::string field(const PGresult* result, int code) {
   const char* value = PQresultErrorField(result, code);
@@ -38,7 +33,8 @@ PgSession PgSession::connect(const std::string& url,
   if (!server_options.empty()) keywords.emplace_back("options", server_options);
   PgSession session(common::PgConnection::connect(keywords));
   if (!session.conn_) throw PgError("out of memory connecting to the database", "");
-  if (!session.conn_.ok()) throw PgError(trimmed(PQerrorMessage(session.raw())), "");
+  if (!session.conn_.ok())
+    throw PgError(common::pqMessageWithoutSeverity(PQerrorMessage(session.raw())), "");
   // Notices (e.g. "table does not exist, skipping") are not errors; keep them off stderr.
   session.conn_.dropNotices();
   return session;
@@ -46,14 +42,15 @@ PgSession PgSession::connect(const std::string& url,
 
 PgResult checkResult(PGconn* conn, PGresult* raw) {
   PgResult result(raw);
-  if (!result) throw PgError(trimmed(PQerrorMessage(conn)), "");
+  if (!result) throw PgError(common::pqMessageWithoutSeverity(PQerrorMessage(conn)), "");
   switch (PQresultStatus(result.get())) {
     case PGRES_FATAL_ERROR:
     case PGRES_BAD_RESPONSE:
     case PGRES_NONFATAL_ERROR: {
       std::string primary = field(result.get(), PG_DIAG_MESSAGE_PRIMARY);
-      if (primary.empty()) primary = trimmed(PQresultErrorMessage(result.get()));
-      if (primary.empty()) primary = trimmed(PQerrorMessage(conn));
+      if (primary.empty())
+        primary = common::pqMessageWithoutSeverity(PQresultErrorMessage(result.get()));
+      if (primary.empty()) primary = common::pqMessageWithoutSeverity(PQerrorMessage(conn));
       throw PgError(primary, field(result.get(), PG_DIAG_SQLSTATE),
                     field(result.get(), PG_DIAG_MESSAGE_DETAIL));
     }
@@ -143,7 +140,7 @@ std::pair<PgOutcome, PgOutcome> PgSession::execPreparedPair(const std::string& f
   PGconn* conn = raw();
   auto fail = [&]() -> PgError {
     broken_ = true;
-    return PgError(trimmed(PQerrorMessage(conn)), "");
+    return PgError(common::pqMessageWithoutSeverity(PQerrorMessage(conn)), "");
   };
   auto send = [&](const std::optional<std::string>& name, const std::vector<const char*>& values) {
     if (!name) return;
@@ -195,7 +192,7 @@ bool PgSession::sendPrepared(const std::string& sql, const PgParams& params) {
   if (PQsendQueryPrepared(raw(), it->second.c_str(), static_cast<int>(values.size()), values.data(),
                           nullptr, nullptr, 0) != 1) {
     broken_ = true;
-    throw PgError(trimmed(PQerrorMessage(raw())), "");
+    throw PgError(common::pqMessageWithoutSeverity(PQerrorMessage(raw())), "");
   }
   in_flight_ = sql;
   return true;
@@ -236,14 +233,6 @@ PgResult PgSession::takeResult() {
 void PgSession::discardAll() {
   prepared_.clear();
   execSimple("DISCARD ALL");
-}
-
-std::string PgSession::quoteIdentifier(std::string_view name) const {
-  char* quoted = PQescapeIdentifier(raw(), name.data(), name.size());
-  if (quoted == nullptr) throw PgError(trimmed(PQerrorMessage(raw())), "");
-  std::string out(quoted);
-  PQfreemem(quoted);
-  return out;
 }
 
 bool PgSession::reusable() const {

@@ -101,9 +101,6 @@ class PgSession {
   void discardAll();
   static constexpr size_t kMaxPrepared = 200;
 
-  // "name" quoted as an identifier by libpq.
-  std::string quoteIdentifier(std::string_view name) const;
-
   // Healthy and outside any transaction: safe to hand to the next request.
   bool reusable() const;
   // Not reusable from now on, whatever its state (the caller cannot vouch for it).

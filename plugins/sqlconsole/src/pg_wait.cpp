@@ -1,6 +1,7 @@
 #include "pg_wait.hpp"
 
 #include <poll.h>
+#include <berth/common/sql_text.hpp>
 
 #include <cerrno>
 #include <memory>
@@ -11,12 +12,6 @@ namespace berth::sqlconsole {
 namespace {
 
 constexpr std::chrono::seconds kAfterCancel{10};
-
-std::string trimmed(std::string text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  if (text.rfind("ERROR:  ", 0) == 0) text.erase(0, 8);
-  return text;
-}
 
 std::string field(const PGresult* result, int code) {
   const char* value = PQresultErrorField(result, code);
@@ -40,8 +35,8 @@ bool failed(const PGresult* result) {
 
 PgError errorOf(PGconn* conn, const PGresult* result) {
   std::string primary = field(result, PG_DIAG_MESSAGE_PRIMARY);
-  if (primary.empty()) primary = trimmed(PQresultErrorMessage(result));
-  if (primary.empty()) primary = trimmed(PQerrorMessage(conn));
+  if (primary.empty()) primary = common::pqMessageWithoutSeverity(PQresultErrorMessage(result));
+  if (primary.empty()) primary = common::pqMessageWithoutSeverity(PQerrorMessage(conn));
   return PgError(primary, field(result, PG_DIAG_SQLSTATE), field(result, PG_DIAG_MESSAGE_DETAIL));
 }
 
@@ -57,7 +52,7 @@ PgResult nextResult(PGconn* conn, Deadline& deadline) {
       timeout_ms = left > 0 ? static_cast<int>(std::min<long long>(left, 60'000)) : 0;
     }
     pollfd fd{PQsocket(conn), POLLIN, 0};
-    if (fd.fd < 0) throw PgError(trimmed(PQerrorMessage(conn)), "08006");
+    if (fd.fd < 0) throw PgError(common::pqMessageWithoutSeverity(PQerrorMessage(conn)), "08006");
     const int ready = ::poll(&fd, 1, timeout_ms);
     if (ready < 0 && errno != EINTR) throw PgError("waiting for the database failed", "08006");
     if (ready == 0) {
@@ -69,7 +64,7 @@ PgResult nextResult(PGconn* conn, Deadline& deadline) {
       continue;
     }
     if (ready > 0 && PQconsumeInput(conn) == 0) {
-      throw PgError(trimmed(PQerrorMessage(conn)), "08006");
+      throw PgError(common::pqMessageWithoutSeverity(PQerrorMessage(conn)), "08006");
     }
   }
   return PgResult(PQgetResult(conn));

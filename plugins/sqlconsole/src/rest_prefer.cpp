@@ -1,29 +1,19 @@
 #include "rest_prefer.hpp"
 
-#include <cctype>
+#include <berth/common/text.hpp>
+
 #include <string>
 
 namespace berth::sqlconsole {
-namespace {
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
-    text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
-    text.remove_suffix(1);
-  return text;
-}
-
-}  // namespace
 
 Preferences parsePrefer(std::string_view header) {
   Preferences out;
   while (!header.empty()) {
     size_t comma = header.find(',');
-    std::string_view item = trim(header.substr(0, comma));
+    std::string_view item = common::trimmedView(header.substr(0, comma));
     header = comma == std::string_view::npos ? std::string_view() : header.substr(comma + 1);
     // Parameters after ";" do not change what these preferences mean.
-    item = trim(item.substr(0, item.find(';')));
+    item = common::trimmedView(item.substr(0, item.find(';')));
     if (item == "return=representation")
       out.return_ = ReturnPreference::Representation;
     else if (item == "return=minimal")

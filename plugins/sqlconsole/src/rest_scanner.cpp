@@ -1,12 +1,12 @@
 #include "rest_scanner.hpp"
 
+#include <berth/common/utf8.hpp>
 #include "rest_text.hpp"
 
 namespace berth::sqlconsole {
 
 using rest_text::characterAt;
 using rest_text::characterPosition;
-using rest_text::firstInvalidUtf8;
 using rest_text::printableSnippet;
 using rest_text::quotedSnippet;
 namespace {
@@ -40,8 +40,8 @@ RestScanner::RestScanner(std::string_view key, std::string_view value, Part part
   if (const auto nul = text_.find('\0'); nul != std::string::npos) {
     fail(nul, "the NUL character (%00) is not allowed", "remove it");
   }
-  if (const auto bad = firstInvalidUtf8(text_); bad != std::string_view::npos) {
-    fail(bad, "the text is not valid UTF-8", "percent-encode the UTF-8 bytes of the text");
+  if (const auto bad = common::firstInvalidUtf8(text_)) {
+    fail(*bad, "the text is not valid UTF-8", "percent-encode the UTF-8 bytes of the text");
   }
 }
 

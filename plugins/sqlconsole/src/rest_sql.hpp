@@ -102,7 +102,4 @@ SqlStatement buildDelete(const Catalog& catalog, std::string_view table, const R
 // becomes an array literal {..}.
 PgParam pgValueText(const nlohmann::json& value, std::string_view type);
 
-// "name" with " doubled: an identifier PostgreSQL reads back as exactly `name`.
-std::string quoteIdentifier(std::string_view name);
-
 }  // namespace berth::sqlconsole

@@ -1,6 +1,7 @@
 // Filters and order as SQL. Every value is a bound parameter whose type PostgreSQL infers from
 // the column it is compared with, so "age=eq.abc" on an integer column is the database's own
 // "invalid input syntax for type integer" and a value can never become SQL.
+#include <berth/common/sql_text.hpp>
 #include "rest_sql_parts.hpp"
 
 namespace berth::sqlconsole {
@@ -85,7 +86,7 @@ std::string_view isSql(IsValue value) {
 std::string conditionSql(const CatalogTable& table, const Filter& filter, const std::string& alias,
                          SqlParams& params) {
   const CatalogColumn& column = requireColumn(table, filter.column, &filter.origin);
-  const std::string target = alias + "." + quoteIdentifier(column.name);
+  const std::string target = alias + "." + common::quotedIdentifier(column.name);
   switch (filter.op) {
     case FilterOp::In: {
       if (filter.values.empty()) return "false";  // in.() matches no row
@@ -149,7 +150,8 @@ std::string orderSql(const CatalogTable& table, const std::vector<OrderTerm>& or
   for (const OrderTerm& term : order) {
     const CatalogColumn& column = requireColumn(table, term.column, &term.origin);
     sql += sql.empty() ? "ORDER BY " : ", ";
-    sql += alias + "." + quoteIdentifier(column.name) + (term.descending ? " DESC" : " ASC");
+    sql +=
+        alias + "." + common::quotedIdentifier(column.name) + (term.descending ? " DESC" : " ASC");
     if (term.nulls == NullsOrder::First) sql += " NULLS FIRST";
     if (term.nulls == NullsOrder::Last) sql += " NULLS LAST";
   }

@@ -2,6 +2,7 @@
 // needs the catalogue to hold.
 #include <set>
 
+#include <berth/common/sql_text.hpp>
 #include "rest_sql_parts.hpp"
 #include "rest_text.hpp"
 
@@ -34,23 +35,13 @@ void collectEmbeds(const SelectList& list, std::set<std::string>& tables,
 
 }  // namespace
 
-std::string quoteIdentifier(std::string_view name) {
-  std::string out = "\"";
-  for (char c : name) {
-    if (c == '"') out.push_back('"');
-    out.push_back(c);
-  }
-  out.push_back('"');
-  return out;
-}
-
 std::string SqlParams::add(PgParam value) {
   values_.push_back(std::move(value));
   return "$" + std::to_string(values_.size());
 }
 
 std::string qualifiedName(const CatalogTable& table) {
-  return "\"public\"." + quoteIdentifier(table.name);
+  return "\"public\"." + common::quotedIdentifier(table.name);
 }
 
 const CatalogTable& requireTable(const Catalog& catalog, std::string_view table) {

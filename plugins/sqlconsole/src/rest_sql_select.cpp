@@ -8,6 +8,7 @@
 // constraint embeds the rows pointing at this one (one-to-many).
 #include <set>
 
+#include <berth/common/sql_text.hpp>
 #include "rest_sql_parts.hpp"
 #include "rest_text.hpp"
 
@@ -91,8 +92,8 @@ std::string joinCondition(const Relation& relation, const std::string& outer_ali
     // many-to-one: inner.to = outer.column; one-to-many: inner.column = outer.to.
     const std::string& inner_column = relation.to_one ? link.to_columns[i] : link.columns[i];
     const std::string& outer_column = relation.to_one ? link.columns[i] : link.to_columns[i];
-    sql += inner_alias + "." + quoteIdentifier(inner_column) + " = " + outer_alias + "." +
-           quoteIdentifier(outer_column);
+    sql += inner_alias + "." + common::quotedIdentifier(inner_column) + " = " + outer_alias + "." +
+           common::quotedIdentifier(outer_column);
   }
   return sql;
 }
@@ -128,7 +129,8 @@ class SelectWriter {
     std::string sql;
     for (const CatalogColumn& column : table.columns) {
       if (!sql.empty()) sql += ", ";
-      sql += alias + "." + quoteIdentifier(column.name) + " AS " + quoteIdentifier(column.name);
+      sql += alias + "." + common::quotedIdentifier(column.name) + " AS " +
+             common::quotedIdentifier(column.name);
     }
     return sql;
   }
@@ -151,7 +153,7 @@ class SelectWriter {
       }
       case SelectKind::Column: {
         const CatalogColumn& column = requireColumn(table, item.name, &item.origin);
-        std::string sql = alias + "." + quoteIdentifier(column.name);
+        std::string sql = alias + "." + common::quotedIdentifier(column.name);
         if (!item.cast.empty()) {
           const std::string* type = catalog_.type(item.cast);
           if (type == nullptr)
@@ -162,7 +164,7 @@ class SelectWriter {
           sql += "::" + *type;
         }
         claim(keys, keyOf(item), item);
-        return sql + " AS " + quoteIdentifier(keyOf(item));
+        return sql + " AS " + common::quotedIdentifier(keyOf(item));
       }
       case SelectKind::Embed:
         return embed(table, alias, item, keys);
@@ -189,7 +191,7 @@ class SelectWriter {
         relation.to_one
             ? "SELECT to_json(" + row + ".*) FROM (" + rows + ") AS " + row
             : "SELECT coalesce(json_agg(" + row + ".*), '[]') FROM (" + rows + ") AS " + row;
-    return "(" + value + ") AS " + quoteIdentifier(keyOf(item));
+    return "(" + value + ") AS " + common::quotedIdentifier(keyOf(item));
   }
 
   const Catalog& catalog_;

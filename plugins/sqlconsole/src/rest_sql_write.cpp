@@ -6,6 +6,7 @@
 // for varchar(n) where a cast would cut it).
 #include <set>
 
+#include <berth/common/sql_text.hpp>
 #include "rest_sql_parts.hpp"
 #include "rest_text.hpp"
 
@@ -79,13 +80,15 @@ std::string conflictClause(const CatalogTable& table, const InsertRequest& reque
       keys.push_back(requireColumn(table, name, nullptr).name);
   }
   std::string target;
-  for (const std::string& key : keys) target += (target.empty() ? "" : ", ") + quoteIdentifier(key);
+  for (const std::string& key : keys)
+    target += (target.empty() ? "" : ", ") + common::quotedIdentifier(key);
   if (request.on_conflict == OnConflict::Ignore || columns.empty())
     return " ON CONFLICT (" + target + ") DO NOTHING";
   std::string set;
   for (const CatalogColumn* column : columns) {
     if (!set.empty()) set += ", ";
-    set += quoteIdentifier(column->name) + " = EXCLUDED." + quoteIdentifier(column->name);
+    set += common::quotedIdentifier(column->name) + " = EXCLUDED." +
+           common::quotedIdentifier(column->name);
   }
   return " ON CONFLICT (" + target + ") DO UPDATE SET " + set;
 }
@@ -110,7 +113,7 @@ std::vector<SqlStatement> buildInsert(const Catalog& catalog, std::string_view t
 
   std::string column_list;
   for (const CatalogColumn* column : columns)
-    column_list += (column_list.empty() ? "" : ", ") + quoteIdentifier(column->name);
+    column_list += (column_list.empty() ? "" : ", ") + common::quotedIdentifier(column->name);
   const std::string conflict =
       conflictClause(table, request, all_default ? decltype(columns){} : columns);
 
@@ -169,7 +172,8 @@ SqlStatement buildUpdate(const Catalog& catalog, std::string_view table_name,
     auto it = body.find(column.name);
     if (it == body.end()) continue;
     if (!set.empty()) set += ", ";
-    set += quoteIdentifier(column.name) + " = " + params.add(pgValueText(*it, column.type));
+    set +=
+        common::quotedIdentifier(column.name) + " = " + params.add(pgValueText(*it, column.type));
   }
   std::string where = whereSql(table, query.filters, alias, params);
   SqlStatement statement;

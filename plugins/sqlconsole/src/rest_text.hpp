@@ -1,17 +1,13 @@
-// Text helpers for the rows query grammar: UTF-8 checks and safe snippets for error messages.
+// Text helpers for the rows query grammar: safe snippets and positions for error messages.
 // Error messages end up in JSON bodies, so anything quoted from a request must be valid UTF-8
-// and short; these helpers guarantee both. They live in a namespace of their own because the
-// SQL script code of this plugin has UTF-8 helpers of its own with some of the same names.
+// and short; these helpers guarantee both (on berth/common/utf8.hpp, which the scanner also
+// uses to refuse text that is not UTF-8).
 #pragma once
 #include <cstddef>
 #include <string>
 #include <string_view>
 
 namespace berth::sqlconsole::rest_text {
-
-// Offset of the first byte that does not belong to a well-formed UTF-8 sequence (overlong
-// forms, surrogates and code points past U+10FFFF are not well-formed), or npos when all is.
-std::size_t firstInvalidUtf8(std::string_view text);
 
 // How many characters (code points) the first `offset` bytes of valid UTF-8 text hold, plus
 // one: the 1-based character position a person counts to when reading the text.

@@ -6,8 +6,8 @@
 #include <cstring>
 #include <string>
 
+#include <berth/common/utf8.hpp>
 #include "sql_trivia.hpp"
-#include "sql_utf8.hpp"
 
 namespace berth::sqlconsole {
 namespace {
@@ -127,7 +127,7 @@ ParsedText ParsedText::parse(std::string_view text) {
     // cursorpos counts characters from 1; 0 means the parser gave no position.
     const size_t chars = r.error->cursorpos > 0 ? static_cast<size_t>(r.error->cursorpos - 1) : 0;
     out.failure_ = ParseFailure{r.error->message ? r.error->message : "syntax error",
-                                utf8ByteOffset(text, chars)};
+                                common::utf8ByteOffset(text, chars)};
     return out;
   }
   // {"version":N,"stmts":[{"stmt":{...},"stmt_location":N,"stmt_len":N},...]}; zero-valued
@@ -183,7 +183,8 @@ StatementStart statementContaining(std::string_view text, size_t position) {
   // starts where the scanner says, in the failing statement, so scan up to there instead.
   while ((*scanned)->error) {
     const int cursor = (*scanned)->error->cursorpos;
-    const size_t cut = cursor > 0 ? utf8ByteOffset(prefix, static_cast<size_t>(cursor - 1)) : 0;
+    const size_t cut =
+        cursor > 0 ? common::utf8ByteOffset(prefix, static_cast<size_t>(cursor - 1)) : 0;
     if (cut == 0 || cut >= prefix.size()) return {};
     prefix.resize(cut);
     scanned.emplace(pg_query_split_with_scanner(prefix.c_str()));

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
+#include <berth/common/utf8.hpp>
 #include "sql_trivia.hpp"
-#include "sql_utf8.hpp"
 
 namespace berth::sqlconsole {
 
@@ -65,7 +65,7 @@ std::vector<Statement> splitStatements(std::string_view sql) {
                          0);
   }
   // Error positions are converted from characters to bytes, which needs valid UTF-8.
-  if (const auto bad = firstInvalidUtf8(sql)) {
+  if (const auto bad = common::firstInvalidUtf8(sql)) {
     throw SqlSyntaxError("the SQL is not UTF-8 text", *bad, 1 + countNewlines(sql.substr(0, *bad)),
                          0);
   }

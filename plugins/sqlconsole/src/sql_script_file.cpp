@@ -8,8 +8,8 @@
 #include <cstring>
 #include <string_view>
 
+#include <berth/common/utf8.hpp>
 #include "sql_script_error.hpp"
-#include "sql_utf8.hpp"
 
 namespace berth::sqlconsole {
 namespace {
@@ -94,7 +94,7 @@ void ScriptFile::check(uint64_t max_bytes) {
   // One pass over the whole file: a NUL byte anywhere makes it binary (that wins over invalid
   // UTF-8, which binary files usually are too); otherwise the first invalid UTF-8 sequence is
   // reported; a file of nothing but whitespace is empty.
-  Utf8Validator utf8;
+  common::Utf8Validator utf8;
   bool only_space = true;
   for (uint64_t offset = textStart_; offset < size_;) {
     chunk.clear();

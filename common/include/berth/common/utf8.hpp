@@ -1,13 +1,13 @@
-// UTF-8 checks for SQL text: a validator that can be fed a file chunk by chunk (an import is
-// never held whole in memory for it), and the conversion of the parser's character positions
-// to byte offsets.
+// UTF-8 checks and measures: a validator that can be fed a stream chunk by chunk (an upload is
+// never held whole in memory for it), the well-formed sequence at an offset, and conversions
+// between characters (code points) and byte offsets.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
 
-namespace berth::sqlconsole {
+namespace berth::common {
 
 // Strict UTF-8 (RFC 3629): no overlong forms, no surrogates, nothing above U+10FFFF. A sequence
 // may be split across feed() calls.
@@ -32,8 +32,20 @@ class Utf8Validator {
 // Byte offset of the first invalid sequence in text, or nullopt when it is all valid UTF-8.
 std::optional<size_t> firstInvalidUtf8(std::string_view text);
 
-// PostgreSQL reports error positions in characters (1-based cursorpos). This turns a 0-based
-// character count into a byte offset in valid UTF-8 text; past the end it gives text.size().
+// Length (1 to 4) of the well-formed UTF-8 sequence starting at text[offset], or 0 when the
+// bytes there are not one (a sequence cut short by the end of text is not). offset must be
+// below text.size().
+size_t utf8SequenceLength(std::string_view text, size_t offset);
+
+// How many characters text holds: the bytes that are not continuation bytes (10xxxxxx).
+size_t utf8Characters(std::string_view text);
+
+// Byte offset of character number `characters` (0-based) in valid UTF-8 text; past the end it
+// gives text.size().
 size_t utf8ByteOffset(std::string_view text, size_t characters);
 
-}  // namespace berth::sqlconsole
+// Where to cut text to keep at most max_bytes of it without splitting a character: max_bytes,
+// or less when a character starts before it and ends after; text.size() when it all fits.
+size_t utf8CutPoint(std::string_view text, size_t max_bytes);
+
+}  // namespace berth::common
