@@ -26,8 +26,10 @@ while [ $# -gt 0 ]; do
 done
 
 build_dir=${FUZZ_BUILD_DIR:-build-fuzz}
+werror=OFF
+if [ "${BERTH_WERROR:-0}" = "1" ]; then werror=ON; fi  # as scripts/build.sh
 CC=clang CXX=clang++ cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DBERTH_FUZZ=ON -DBERTH_TESTS=OFF >/dev/null
+  -DBERTH_FUZZ=ON -DBERTH_TESTS=OFF -DBERTH_WERROR=$werror >/dev/null
 cmake --build "$build_dir" -j "${BUILD_JOBS:-$(nproc)}" --target berth_fuzzers
 [ "$build_only" = 1 ] && exit 0
 
