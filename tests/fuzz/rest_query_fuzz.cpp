@@ -1,10 +1,10 @@
 // fuzz-link: berth_sqlconsole_logic berth::common
-// fuzz-sources: core/src/http/http_types.cpp
 //
 // The rows and /_data query grammar and the SQL built from it, against PostgreSQL's own parser
 // (libpg_query). Input: one byte choosing the request's table, then a query string, split on &
-// and percent-decoded exactly as a request's parameters reach the route (core's parseQuery,
-// then the plugin bridge's "name=value" joined and split again at the first '=').
+// and percent-decoded exactly as a request's parameters reach the route
+// (berth::requestQueryDecoded, then the plugin bridge's "name=value" joined and split again at
+// the first '=').
 //
 // When the grammar and the catalogue check accept, the read statement the route would run
 // (buildRead; buildDelete too when there is a filter) must:
@@ -27,9 +27,9 @@
 #include <string>
 #include <vector>
 
+#include <berth/util/percent_decode.hpp>
 #include <nlohmann/json.hpp>
 
-#include "http/http_types.hpp"
 #include "rest_prefer.hpp"
 #include "rest_query.hpp"
 #include "rest_sql.hpp"
@@ -353,7 +353,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   // As the request reaches the route: core's split and decoding, then the bridge's pairs.
   RestParams params;
-  for (const auto& [name, value] : berth::core::parseQuery(raw)) {
+  for (const auto& [name, value] : berth::requestQueryDecoded(raw)) {
     const std::string pair = name + "=" + value;
     const size_t eq = pair.find('=');
     params.emplace_back(pair.substr(0, eq), pair.substr(eq + 1));
