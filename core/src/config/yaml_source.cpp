@@ -176,7 +176,7 @@ YAML::Node readConfigDocument(const std::string& file) {
     throw ConfigError(file + ": expected a map of settings at the top level, got " +
                       describeYaml(root));
   }
-  TreeWalk walk{file};
+  TreeWalk walk{file, 0, {}};
   refuseDuplicateKeys(root, walk, 0);
   return root;
 }
