@@ -36,6 +36,7 @@ class S3rverProcess {
   ~S3rverProcess() {
     stop();
     removeTree(dir_);
+    std::filesystem::remove(dir_ + ".log");
   }
   S3rverProcess(const S3rverProcess&) = delete;
   S3rverProcess& operator=(const S3rverProcess&) = delete;
