@@ -228,7 +228,9 @@ TEST_F(S3BackendTest, AStoreThatIsDownFailsThePutAndWritesNothing) {
   for (const auto& o : backend->list("proj-down")) {
     std::string kept = backend->read(o.object, 0, 4u << 20);
     RecordProperty("kept_by_the_store_after_the_stall", std::to_string(kept.size()));
-    if (kept != whole) EXPECT_THROW(backend->localCopy(o.object, expected, 1), BackendError);
+    if (kept != whole) {
+      EXPECT_THROW(backend->localCopy(o.object, expected, 1), BackendError);
+    }
     EXPECT_FALSE(fs::exists(backend->cachePath(o.object)));
   }
 }
