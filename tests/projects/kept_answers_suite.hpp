@@ -1,6 +1,6 @@
 // A berthd and one account shared by a suite that tests answers a plugin keeps in memory
-// (<berth/kept_answers.hpp>): it starts only once the plugin listens on its channel, since until
-// then nothing is kept and such tests would pass without testing anything.
+// (<berth/util/kept_answers.hpp>): it starts only once the plugin listens on its channel, since
+// until then nothing is kept and such tests would pass without testing anything.
 #pragma once
 #include <stdexcept>
 #include <string>

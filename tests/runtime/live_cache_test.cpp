@@ -1,11 +1,10 @@
 // ctest-label: api (starts a real berthd)
-// The `live` release of GET /projects is kept in memory by the runtime plugin
-// (ReleaseStore::liveOf through <berth/kept_answers.hpp>), over real HTTP and a real PostgreSQL:
-// a release made live through the API (a build finishing, a promote) shows in the very next
-// GET /projects, even with the notification trigger disabled (the store's own changed()); a
-// change made by SQL on the control database, as another node or an operator would, shows
-// within 5 s (the trigger's NOTIFY berth_runtime_live); and while the listening connection is
-// gone nothing kept is served.
+// The `live` release of GET /projects is kept in memory by the runtime plugin (ReleaseStore::liveOf
+// through <berth/util/kept_answers.hpp>), over real HTTP and a real PostgreSQL: a release made live
+// through the API (a build finishing, a promote) shows in the very next GET /projects, even with
+// the notification trigger disabled (the store's own changed()); a change made by SQL on the
+// control database, as another node or an operator would, shows within 5 s (the trigger's NOTIFY
+// berth_runtime_live); and while the listening connection is gone nothing kept is served.
 #include <gtest/gtest.h>
 
 #include <chrono>

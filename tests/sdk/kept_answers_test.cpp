@@ -1,13 +1,13 @@
-// <berth/kept_answers.hpp> and <berth/pg_notify.hpp> through the SDK's fake host, which fires
+// <berth/util/kept_answers.hpp> and <berth/pg_notify.hpp> through the SDK's fake host, which fires
 // the core's "pg." events as berthd's listener does: answers are kept only while the core
 // listens, a notification drops the key it names (or everything for "*" or nothing), getMany
 // reads only the keys it lacks and in one call, a read that raced with a change keeps nothing,
 // and a lost listening connection keeps nothing until it is back. The real listener, against a
 // real PostgreSQL, is tests/core/api_pg_notify_test.
 #include <gtest/gtest.h>
-#include <berth/kept_answers.hpp>
 #include <berth/plugin.hpp>
 #include <berth/testing/fake_host.hpp>
+#include <berth/util/kept_answers.hpp>
 
 #include <map>
 #include <memory>

@@ -1,6 +1,6 @@
 // ctest-label: api (starts a real berthd)
 // files_count and files_bytes of GET /projects are kept in memory by the storage plugin
-// (BlobStore::fileUsage through <berth/kept_answers.hpp>), over real HTTP and a real
+// (BlobStore::fileUsage through <berth/util/kept_answers.hpp>), over real HTTP and a real
 // PostgreSQL: a change made through the API shows in the very next GET /projects, even with
 // the notification trigger disabled (the store's own changed()); a change made by SQL on the
 // control database, as another node or an operator would, shows within 5 s (the trigger's

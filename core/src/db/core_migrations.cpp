@@ -61,7 +61,7 @@ CREATE TRIGGER tokens_changed
   AFTER UPDATE OF account_id, digest, expires_at, revoked_at OR DELETE OR TRUNCATE
   ON core.tokens FOR EACH STATEMENT EXECUTE FUNCTION core.notify_auth_change();
 )sql"},
-      // For plugins that keep answers by key (<berth/kept_answers.hpp>): a trigger
+      // For plugins that keep answers by key (<berth/util/kept_answers.hpp>): a trigger
       //   AFTER INSERT OR UPDATE OR DELETE ... FOR EACH ROW
       //   EXECUTE FUNCTION core.notify_key_change('<channel>', '<key column>')
       // sends the row's key (the old one too when an update moves it) when the change commits,

@@ -1,11 +1,11 @@
 // Each account's ready projects, kept in memory for GET /projects: reading them, with the other
 // plugins' parts of the answer, was the route's whole cost in the database. Kept as
-// <berth/kept_answers.hpp> keeps answers: migration 0002's triggers send NOTIFY berth_projects
+// <berth/util/kept_answers.hpp> keeps answers: migration 0002's triggers send NOTIFY berth_projects
 // with the account's id when one of its project rows changes, from any node (the core listens
 // and hands it over as a hook); the routes that change a project here drop its account's list
 // at once (ListChange).
 #pragma once
-#include <berth/kept_answers.hpp>
+#include <berth/util/kept_answers.hpp>
 
 #include <string>
 #include <vector>

@@ -2,8 +2,8 @@
 // and how it starts. The releases part of the plugin writes it; the gateway reads the live
 // release of a project from it.
 #pragma once
-#include <berth/kept_answers.hpp>
 #include <berth/plugin.hpp>
+#include <berth/util/kept_answers.hpp>
 
 #include <cstdint>
 #include <map>
@@ -132,7 +132,7 @@ class ReleaseStore {
   // The project's live release may have changed here: liveOf reads it again.
   void changed(const std::string& project_id) const { live_kept_.changed(project_id); }
 
-  // liveOf's answers by project id (nullopt: no live release), as <berth/kept_answers.hpp>
+  // liveOf's answers by project id (nullopt: no live release), as <berth/util/kept_answers.hpp>
   // keeps them: migration 0003's triggers send NOTIFY berth_runtime_live with the project's id
   // when its release rows change (any node, any SQL), and every write of this store calls
   // changed() after it commits, so this node's next read sees it at once.

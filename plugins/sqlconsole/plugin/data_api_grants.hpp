@@ -1,12 +1,12 @@
 // Each project's data API settings (data_api_store.hpp), kept in memory between /_data requests:
 // reading them cost every request a round trip to the control-plane database, a third of a
-// by-id read's time. Kept as <berth/kept_answers.hpp> keeps answers: the triggers of migration
+// by-id read's time. Kept as <berth/util/kept_answers.hpp> keeps answers: the triggers of migration
 // 0002 send NOTIFY berth_data_api with the project's id, so a rotated key or a closed table
 // stops working on every node as soon as the notification arrives (milliseconds), and on this
 // node at once (the settings routes call changed()).
 #pragma once
-#include <berth/kept_answers.hpp>
 #include <berth/plugin.hpp>
+#include <berth/util/kept_answers.hpp>
 
 #include <optional>
 #include <string>

@@ -9,8 +9,8 @@
 // - updated_at moves forward by at least a second on every replace and is the object's
 //   modification time, so the edge's Last-Modified and ETag change with every version.
 #pragma once
-#include <berth/kept_answers.hpp>
 #include <berth/plugin.hpp>
+#include <berth/util/kept_answers.hpp>
 #include <berth/util/lookup_cache.hpp>
 
 #include <cstdint>
@@ -152,7 +152,7 @@ class BlobStore {
   // The blob behind a public path (or its absence), kept 2 s; emptied by every change this
   // store makes.
   berth::LookupCache<std::optional<BlobRecord>> served_{std::chrono::seconds(2), 100000};
-  // fileUsage's answers by project id, as <berth/kept_answers.hpp> keeps them: migration
+  // fileUsage's answers by project id, as <berth/util/kept_answers.hpp> keeps them: migration
   // 0002's triggers send NOTIFY berth_storage_usage with the project's id when its blob rows
   // change (any node, any SQL), and every write of this store calls usage_.changed() after
   // it commits, so this node's next read sees it at once.

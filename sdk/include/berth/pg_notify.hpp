@@ -5,7 +5,7 @@
  *  its own. A plugin that keeps rows of the control-plane database in memory keeps them only
  *  between `listening` and `notListening`, drops them on `notified` (a trigger on its tables
  *  sends pg_notify, see core.notify_key_change in the SDK's README), and so sees a change made
- *  on any node within milliseconds. <berth/kept_answers.hpp> is that pattern as one piece.
+ *  on any node within milliseconds. <berth/util/kept_answers.hpp> is that pattern as one piece.
  *
  *  THREADING: the callbacks run on the core's listening thread, one at a time; they must be
  *  quick (every plugin's channels share that thread) and must not throw. */
