@@ -4,18 +4,14 @@
 #include <libpq-fe.h>
 #include <poll.h>
 #include <unistd.h>
+#include <berth/common/pg_connection.hpp>
 
 #include <cerrno>
 #include <chrono>
-#include <memory>
 
 namespace berth::core {
 
 namespace {
-
-struct ConnFinish {
-  void operator()(PGconn* conn) const noexcept { PQfinish(conn); }
-};
 
 bool command(PGconn* conn, const std::string& sql, ExecStatusType expected) {
   PGresult* r = PQexec(conn, sql.c_str());
@@ -73,10 +69,10 @@ void PgListener::stop() {
 void PgListener::loop() {
   bool reported = false;
   while (!stopping_) {
-    const char* keywords[] = {"dbname", "application_name", nullptr};
-    const char* values[] = {url_.c_str(), kListenerName, nullptr};
-    std::unique_ptr<PGconn, ConnFinish> conn(PQconnectdbParams(keywords, values, 1));
-    if (conn && PQstatus(conn.get()) == CONNECTION_OK && listenOn(conn.get(), channels_)) {
+    // application_name after the URL, so it names this connection whatever the URL says.
+    common::PgConnection conn =
+        common::PgConnection::connect({{"dbname", url_}, {"application_name", kListenerName}});
+    if (conn.ok() && listenOn(conn.get(), channels_)) {
       reported = false;
       call(callbacks_.connected);
       listen(conn.get());
