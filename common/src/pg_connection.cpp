@@ -1,5 +1,7 @@
 #include "berth/common/pg_connection.hpp"
 
+#include "berth/common/sql_text.hpp"
+
 namespace berth::common {
 
 PgConnection PgConnection::connect(const Keywords& keywords,
@@ -35,9 +37,7 @@ bool PgConnection::ok() const noexcept {
 
 std::string PgConnection::error() const {
   if (conn_ == nullptr) return "out of memory";
-  std::string text = PQerrorMessage(conn_);
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  return text;
+  return pqMessage(PQerrorMessage(conn_));
 }
 
 void PgConnection::dropNotices() noexcept {
