@@ -1,6 +1,7 @@
 #include "output.hpp"
 
 #include <unistd.h>
+#include <berth/common/utf8.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -54,47 +55,35 @@ void Output::error(const std::string& text) const {
   std::cerr << paint("31", "error:", color_err_) << " " << text << "\n";
 }
 
-// Display width of UTF-8 text: code points, which is close enough for names and values.
-static size_t width(const std::string& s) {
-  size_t n = 0;
-  for (unsigned char c : s)
-    if ((c & 0xC0) != 0x80) ++n;
-  return n;
+// Display width of a cell: its code points, which is close enough for names and values, not
+// counting colour codes (ESC up to and including the next 'm').
+static size_t width(const std::string& cell) {
+  std::string plain;
+  bool esc = false;
+  for (char c : cell) {
+    if (c == '\x1b')
+      esc = true;
+    else if (esc && c == 'm')
+      esc = false;
+    else if (!esc)
+      plain += c;
+  }
+  return common::utf8Characters(plain);
 }
 
 void Output::table(const std::vector<std::string>& header,
                    const std::vector<std::vector<std::string>>& rows) const {
   std::vector<size_t> widths(header.size(), 0);
-  for (size_t i = 0; i < header.size(); ++i) widths[i] = width(header[i]);
-  // Colour codes are not part of the width: widths are measured on plain cells.
+  // Headers are measured as they are (they carry no colour codes), rows without colour codes.
+  for (size_t i = 0; i < header.size(); ++i) widths[i] = common::utf8Characters(header[i]);
   for (const auto& r : rows)
-    for (size_t i = 0; i < r.size() && i < widths.size(); ++i) {
-      std::string plain;
-      bool esc = false;
-      for (char c : r[i]) {
-        if (c == '\x1b')
-          esc = true;
-        else if (esc && c == 'm')
-          esc = false;
-        else if (!esc)
-          plain += c;
-      }
-      widths[i] = std::max(widths[i], width(plain));
-    }
+    for (size_t i = 0; i < r.size() && i < widths.size(); ++i)
+      widths[i] = std::max(widths[i], width(r[i]));
   auto print = [&](const std::vector<std::string>& cells, bool head) {
     std::string out;
     for (size_t i = 0; i < cells.size(); ++i) {
-      std::string cell = cells[i];
-      size_t w = 0;
-      bool esc = false;
-      for (char c : cell) {
-        if (c == '\x1b')
-          esc = true;
-        else if (esc && c == 'm')
-          esc = false;
-        else if (!esc && (static_cast<unsigned char>(c) & 0xC0) != 0x80)
-          ++w;
-      }
+      const std::string& cell = cells[i];
+      const size_t w = width(cell);
       out += head ? bold(cell) : cell;
       if (i + 1 < cells.size()) out += std::string(widths[i] - std::min(w, widths[i]) + 2, ' ');
     }

@@ -71,6 +71,16 @@ TEST(LogBuffer, BoundedPerProjectAndSaysWhatWasDropped) {
   EXPECT_TRUE(buffer.take().empty()) << "taking empties the buffer";
 }
 
+TEST(LogBuffer, CutsLongMessagesBetweenCharacters) {
+  LogBuffer buffer(3, 10);
+  buffer.add("p", LogEntry{1, "process", {}, {}, {}, {}, "012345678\xC3\xA9 more"});
+  buffer.add("p", LogEntry{2, "process", {}, {}, {}, {}, "01234567\xC3\xA9 more"});
+  auto taken = buffer.take();
+  ASSERT_EQ(taken["p"].size(), 2u);
+  EXPECT_EQ(taken["p"][0].message, "012345678") << "é straddles the cut: it is dropped whole";
+  EXPECT_EQ(taken["p"][1].message, "01234567\xC3\xA9") << "é ends at the cut: it stays";
+}
+
 TEST(LogBatchJson, InvalidUtf8FromAnAppDoesNotFailTheBatch) {
   std::vector<LogEntry> entries{{1, "process", {}, {}, {}, {}, std::string("bad \xff byte")}};
   auto json = nlohmann::json::parse(logBatchJson(entries));

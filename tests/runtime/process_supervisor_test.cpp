@@ -224,6 +224,8 @@ TEST(LineRing, KeepsTheNewestLinesAndCutsLongOnes) {
   EXPECT_EQ(ring.last(1).front(), "01234567\xE2\x80\xA6");
   ring.push("1234567\xC3\xA9xyz");  // é straddles the cut: it is dropped whole
   EXPECT_EQ(ring.last(1).front(), "1234567\xE2\x80\xA6");
+  ring.push("123456\xC3\xA9xyz");  // é ends at the cut: it stays
+  EXPECT_EQ(ring.last(1).front(), "123456\xC3\xA9\xE2\x80\xA6");
 }
 
 TEST(LineSplitter, SplitsOnNewlinesAndBoundsPartialLines) {

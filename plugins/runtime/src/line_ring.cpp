@@ -1,16 +1,13 @@
 #include "line_ring.hpp"
 
+#include "berth/common/utf8.hpp"
+
 namespace berth::runtime {
 
 void LineRing::push(std::string_view line) {
-  std::string text(line.substr(0, max_line_bytes_));
-  if (line.size() > max_line_bytes_) {
-    // Never cut inside a UTF-8 sequence: drop continuation bytes back to a character start.
-    while (!text.empty() && (static_cast<unsigned char>(text.back()) & 0xC0) == 0x80)
-      text.pop_back();
-    if (!text.empty() && (static_cast<unsigned char>(text.back()) & 0x80)) text.pop_back();
-    text += "\xE2\x80\xA6";
-  }
+  // Never cut inside a UTF-8 sequence: a character straddling the cut goes whole.
+  std::string text(line.substr(0, common::utf8CutPoint(line, max_line_bytes_)));
+  if (line.size() > max_line_bytes_) text += "\xE2\x80\xA6";
   std::lock_guard lock(mutex_);
   lines_.push_back(std::move(text));
   while (lines_.size() > max_lines_) lines_.pop_front();

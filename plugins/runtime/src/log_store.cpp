@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include "berth/common/utf8.hpp"
+
 namespace berth::runtime {
 
 const char* const kInsertLogsSql =
@@ -102,14 +104,8 @@ std::string logBatchJson(const std::vector<LogEntry>& entries) {
 }
 
 void LogBuffer::add(const std::string& project_id, LogEntry entry) {
-  if (entry.message.size() > max_message_) {
-    entry.message.resize(max_message_);
-    while (!entry.message.empty() &&
-           (static_cast<unsigned char>(entry.message.back()) & 0xC0) == 0x80)
-      entry.message.pop_back();
-    if (!entry.message.empty() && (static_cast<unsigned char>(entry.message.back()) & 0x80))
-      entry.message.pop_back();
-  }
+  // Never cut inside a UTF-8 sequence: a character straddling the cut goes whole.
+  entry.message.resize(common::utf8CutPoint(entry.message, max_message_));
   std::lock_guard lock(mutex_);
   auto& waiting = waiting_[project_id];
   waiting.entries.push_back(std::move(entry));

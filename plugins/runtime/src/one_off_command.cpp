@@ -13,7 +13,8 @@ using Clock = std::chrono::steady_clock;
 constexpr std::string_view kCutMark = "(earlier output cut)\n";
 
 // A cut output may begin inside a UTF-8 sequence: those bytes go, so the answer's text starts
-// with a whole character.
+// with a whole character. A cut at the start, at most one sequence's 3 continuation bytes:
+// common/utf8.hpp's utf8CutPoint cuts at the end, so it stays here.
 void dropBrokenStart(std::string& log) {
   if (!log.starts_with(kCutMark)) return;
   std::size_t at = kCutMark.size();

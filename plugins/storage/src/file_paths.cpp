@@ -1,42 +1,11 @@
 #include "file_paths.hpp"
 
-#include <cstdint>
+#include "berth/common/utf8.hpp"
 
 namespace berth::storage {
 
 bool isUtf8(std::string_view text) {
-  size_t i = 0;
-  while (i < text.size()) {
-    auto byte = static_cast<unsigned char>(text[i]);
-    size_t extra = 0;
-    uint32_t code = 0;
-    if (byte < 0x80) {
-      ++i;
-      continue;
-    } else if ((byte & 0xE0) == 0xC0) {
-      extra = 1;
-      code = byte & 0x1F;
-    } else if ((byte & 0xF0) == 0xE0) {
-      extra = 2;
-      code = byte & 0x0F;
-    } else if ((byte & 0xF8) == 0xF0) {
-      extra = 3;
-      code = byte & 0x07;
-    } else {
-      return false;
-    }
-    if (i + extra >= text.size()) return false;  // truncated sequence
-    for (size_t k = 1; k <= extra; ++k) {
-      auto next = static_cast<unsigned char>(text[i + k]);
-      if ((next & 0xC0) != 0x80) return false;
-      code = (code << 6) | (next & 0x3F);
-    }
-    static constexpr uint32_t kSmallest[] = {0, 0x80, 0x800, 0x10000};
-    if (code < kSmallest[extra] || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF))
-      return false;
-    i += extra + 1;
-  }
-  return true;
+  return !common::firstInvalidUtf8(text).has_value();
 }
 
 std::optional<std::string> pathRefusal(std::string_view path) {
