@@ -14,14 +14,16 @@
 
 namespace berth::projects {
 
+// Filled by ProjectsPlugin::start() (nothing reads it before): the defaults are the config
+// declarations in registerAll() and start()'s fallbacks for core settings, written once there.
 struct Settings {
-  std::string apps_domain = "localhost";
-  int public_port = 80;
+  std::string apps_domain;
+  int public_port = 0;
   std::vector<std::string> reserved_names;
   std::string dns_resolver;
-  int64_t domain_claim_days = 7;  // an unverified domain claim expires after this
-  int creation_burst = 8;
-  double creation_refill_seconds = 5;
+  int64_t domain_claim_days = 0;  // an unverified domain claim expires after this
+  int creation_burst = 0;
+  double creation_refill_seconds = 0;
 };
 
 struct Context {
