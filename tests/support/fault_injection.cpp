@@ -403,8 +403,8 @@ void checkNothingHalfMade(const FaultServer& server, Findings& findings) {
     if (!ready.count(role.substr(2))) findings.add("role " + role + " belongs to no ready project");
   // Per-project folders, named by the project's id.
   const fs::path root(server.dataDir());
-  for (const fs::path dir : {root / "releases", root / "runtime" / "homes",
-                             root / "blobs" / "objects", root / "blobs" / "edge" / "projects"}) {
+  for (const fs::path& dir : {root / "releases", root / "runtime" / "homes",
+                              root / "blobs" / "objects", root / "blobs" / "edge" / "projects"}) {
     for (const auto& name : entriesOf(dir)) {
       if (name.rfind('.', 0) == 0) continue;  // the runtime's own dot files are the sweep's
       if (!all.count(name))

@@ -173,7 +173,7 @@ std::string RestScanner::found() const {
 }
 
 RestOrigin RestScanner::originAt(std::size_t offset) const {
-  return RestOrigin{shown_, characterPosition(text_, offset)};
+  return RestOrigin{shown_, characterPosition(text_, offset), {}};
 }
 
 void RestScanner::fail(std::size_t offset, std::string_view problem,

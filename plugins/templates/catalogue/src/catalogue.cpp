@@ -36,13 +36,22 @@ ListedTemplate withInstaller(ListedTemplate t, const InstallerListing& installer
   return t;
 }
 
+ListedTemplate named(const std::string& slug, const std::string& name,
+                     const std::string& description) {
+  ListedTemplate t;
+  t.slug = slug;
+  t.name = name;
+  t.description = description;
+  return t;
+}
+
 }  // namespace
 
 std::vector<ListedTemplate> listTemplates(const std::vector<CatalogueEntry>& entries,
                                           const std::vector<InstallerListing>& installers) {
   std::vector<ListedTemplate> listed;
   for (const CatalogueEntry& entry : entries) {
-    ListedTemplate t{entry.slug, entry.name, entry.description};
+    ListedTemplate t = named(entry.slug, entry.name, entry.description);
     for (const InstallerListing& installer : installers)
       if (installer.slug == entry.slug) t = withInstaller(std::move(t), installer);
     listed.push_back(std::move(t));
@@ -51,8 +60,8 @@ std::vector<ListedTemplate> listTemplates(const std::vector<CatalogueEntry>& ent
     bool in_catalogue = false;
     for (const CatalogueEntry& entry : entries) in_catalogue |= entry.slug == installer.slug;
     if (!in_catalogue)
-      listed.push_back(withInstaller(
-          ListedTemplate{installer.slug, installer.name, installer.description}, installer));
+      listed.push_back(
+          withInstaller(named(installer.slug, installer.name, installer.description), installer));
   }
   return listed;
 }
