@@ -70,7 +70,7 @@ TEST_F(ConsoleEdgeConfig, NginxAcceptsIt) {
 }
 
 TEST_F(ConsoleEdgeConfig, APathThatCouldInjectDirectivesIsRefused) {
-  for (const std::string bad :
+  for (const std::string& bad :
        {std::string("relative/console"), dir_ + "/con sole",
         dir_ + "/x;\n  location / { return 200; }", dir_ + "/$host", dir_ + "/\"quoted\""}) {
     layout_.console_dir = bad;

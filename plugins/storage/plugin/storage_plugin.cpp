@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <limits>
 
+#include "backend_choice.hpp"
 #include "blob_service.hpp"
 #include "context.hpp"
 #include "file_routes.hpp"
-#include "backend_choice.hpp"
 
 #include "berth_migrations_storage.inc"
 
