@@ -267,10 +267,10 @@ TEST_F(EdgeIsolation, AForgedScheduleHeaderIsAnOrdinaryHeader) {
 TEST_F(EdgeIsolation, ManagementRoutesAreNotServedAsProjectTraffic) {
   const std::string auth = "Authorization: Bearer " + owner->token;
   // On project_listen, whatever the Host: a 404, as project traffic for an unknown path.
-  for (const std::string& host : {"localhost", "api.localhost", "127.0.0.1"}) {
+  for (const char* host : {"localhost", "api.localhost", "127.0.0.1"}) {
     HttpRequestSpec spec;
     spec.url = "http://127.0.0.1:" + std::to_string(project_port) + "/projects";
-    spec.headers = {"Host: " + host, auth};
+    spec.headers = {std::string("Host: ") + host, auth};
     auto r = send(spec);
     EXPECT_EQ(r.status, 404) << host << ": " << r.body;
     // Answered as project traffic (no project at that host), never as the management API.

@@ -240,7 +240,7 @@ TEST(LineSplitter, SplitsOnNewlinesAndBoundsPartialLines) {
 
 TEST(Sandbox, SeesOnlySystemFilesAndItsRelease) {
   SandboxOptions options;
-  auto argv = sandboxedArgv(options, SandboxMounts{"/srv/r1", false, "/srv/homes/p1"},
+  auto argv = sandboxedArgv(options, SandboxMounts{"/srv/r1", false, "/srv/homes/p1", {}},
                             {"node", "server.js"});
   const std::string joined = [&] {
     std::string s;
@@ -260,7 +260,7 @@ TEST(Sandbox, SeesOnlySystemFilesAndItsRelease) {
   EXPECT_NE(joined.find("--proc /proc"), std::string::npos);
   EXPECT_NE(joined.find("--tmpfs /tmp"), std::string::npos);
   // A build writes in its release.
-  auto build = sandboxedArgv(options, SandboxMounts{"/srv/r1", true, ""}, {"npm", "ci"});
+  auto build = sandboxedArgv(options, SandboxMounts{"/srv/r1", true, "", {}}, {"npm", "ci"});
   std::string build_joined;
   for (const auto& a : build) build_joined += a + " ";
   EXPECT_NE(

@@ -531,7 +531,9 @@ TEST_F(ReleaseBuild, SealTakesTheTreeBackWithoutWriteBits) {
   ::chmod((tree / "node_modules" / ".bin" / "tool").c_str(), 0777);
   ::chmod((tree / "node_modules").c_str(), 0777);
   fs::create_symlink("../lib.js", tree / "node_modules" / ".bin" / "lib");
-  if (::geteuid() == 0) ASSERT_FALSE(giveTreeTo(tree, *buildUser()));
+  if (::geteuid() == 0) {
+    ASSERT_FALSE(giveTreeTo(tree, *buildUser()));
+  }
   const std::optional<RunAs> berthd =
       ::geteuid() == 0 ? std::optional<RunAs>(RunAs{::geteuid(), ::getegid()}) : std::nullopt;
   ASSERT_EQ(sealRelease(tree, berthd), std::nullopt);
