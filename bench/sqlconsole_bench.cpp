@@ -255,7 +255,7 @@ void benchImport(const BerthdProcess& server, const std::string& token, const Ap
   for (bool copy : {false, true}) {
     const std::string script = makeScript(megabytes, copy);
     const std::string file = dir + (copy ? "/copy.sql" : "/inserts.sql");
-    spit(file, script);
+    writeFile(file, script);
     const std::string suffix = copy ? "c" : "i";
     TestProject via_api = makeProject(server, api, "imp" + suffix, "benchsql");
     TestProject via_psql = makeProject(server, api, "psql" + suffix, "benchsql");
