@@ -26,10 +26,10 @@ void JobRunner::start(std::vector<JobDecl> jobs) {
   if (entries_.empty()) return;
   workers_ = std::make_unique<common::WorkerPool>(
       common::PoolLimits{.threads = std::min<size_t>(threads_, entries_.size())});
-  scheduler_ = std::thread([this] { schedulerLoop(); });
+  due_jobs_thread_ = std::thread([this] { dueJobsLoop(); });
 }
 
-void JobRunner::schedulerLoop() {
+void JobRunner::dueJobsLoop() {
   std::unique_lock lock(mutex_);
   while (!stop_) {
     auto now = std::chrono::steady_clock::now();
@@ -75,7 +75,7 @@ void JobRunner::stop() {
     if (stop_.exchange(true)) return;
     wake_.notify_all();
   }
-  if (scheduler_.joinable()) scheduler_.join();
+  if (due_jobs_thread_.joinable()) due_jobs_thread_.join();
   // Running jobs see stop_ and end; due ones never start.
   if (workers_) workers_->stop(common::WorkerPool::Leftovers::Drop);
 }

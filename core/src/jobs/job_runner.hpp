@@ -36,7 +36,7 @@ class JobRunner {
     bool running = false;
     int runs = 0;
   };
-  void schedulerLoop();
+  void dueJobsLoop();
   // A due job's tick, on a worker: runs it, then sets when it is due again.
   void runEntry(size_t index);
 
@@ -45,8 +45,9 @@ class JobRunner {
   std::condition_variable wake_;
   std::vector<Entry> entries_;
   std::atomic<bool> stop_{false};
-  std::thread scheduler_;
-  std::unique_ptr<common::WorkerPool> workers_;  // one lane: the scheduler posts due jobs in turn
+  std::thread due_jobs_thread_;
+  std::unique_ptr<common::WorkerPool>
+      workers_;  // one lane: the due-jobs thread posts due jobs in turn
 };
 
 }  // namespace berth::core
