@@ -37,9 +37,12 @@ TEST(PercentDecode, PlusIsASpaceOnlyWhenAsked) {
   EXPECT_EQ(percentDecode("a+b%zz", true), std::nullopt);
 }
 
-TEST(PercentDecode, RefuseNulRefusesADecodedNulOnly) {
+TEST(PercentDecode, RefuseNulRefusesANulEscapedOrSentAsItself) {
   const PercentDecoding path{.refuse_nul = true};
   EXPECT_EQ(percentDecode("/a%00b", path), std::nullopt);
+  EXPECT_EQ(percentDecode(std::string_view("/a\0b", 4), path), std::nullopt);
+  EXPECT_EQ(percentDecode(std::string_view("/a\0b", 4)), std::string("/a\0b", 4))
+      << "refused only when asked";
   EXPECT_EQ(percentDecode("/a%2500", path), "/a%00") << "an escaped percent sign is no NUL";
   EXPECT_EQ(percentDecode("/a%20b", path), "/a b");
   EXPECT_EQ(percentDecode("/a%zz", path), std::nullopt);

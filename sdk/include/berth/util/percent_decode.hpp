@@ -28,7 +28,8 @@ inline int hexDigitValue(char c) {
 struct PercentDecoding {
   /** A query or a form body (application/x-www-form-urlencoded): '+' is a space. */
   bool plus_is_space = false;
-  /** A path that names a file: a decoded NUL byte refuses the text, as a malformed escape does. */
+  /** A path that names a file: a NUL byte, sent as "%00" or as itself, refuses the text, as a
+   *  malformed escape does. */
   bool refuse_nul = false;
   /** A URL read the way libpq reads one: a malformed escape stays as written and the rest is
    *  decoded, so something always comes back. */
@@ -54,6 +55,8 @@ inline std::optional<std::string> percentDecode(std::string_view in, PercentDeco
       if (byte == '\0' && how.refuse_nul) return std::nullopt;
       out.push_back(byte);
       i += 2;
+    } else if (c == '\0' && how.refuse_nul) {
+      return std::nullopt;
     } else if (c == '+' && how.plus_is_space) {
       out.push_back(' ');
     } else {
