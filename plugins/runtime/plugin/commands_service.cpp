@@ -7,6 +7,7 @@
 #include <berth/services/runtime_commands.hpp>
 
 #include "gateway_app_spec.hpp"
+#include "release_part.hpp"
 #include "work_part.hpp"
 
 namespace berth::runtime {
@@ -46,6 +47,8 @@ nlohmann::json runCommand(WorkPart& part, const nlohmann::json& request) {
   if (!slot) throw Error::unavailable("too many commands are running; try again shortly");
   if (part.stopping()) throw Error::unavailable("berthd is stopping; the command was not run");
 
+  // Built on another node: its folder is made here first (503 when it cannot be).
+  if (ctx.releases_part) ctx.releases_part->fetch().ensure(project.id, release.id);
   const AppSpec app = appSpecFor(ctx, project, release);
   OneOffCommand command;
   command.argv = req.argv;

@@ -5,6 +5,7 @@
 #include "gateway_app_spec.hpp"
 #include "parts.hpp"
 #include "php_answer.hpp"
+#include "release_fetch.hpp"
 #include "static_site.hpp"
 
 namespace berth::runtime {
@@ -123,6 +124,12 @@ void Gateway::dispatch(const Request& request, Responder& responder, int retries
     notes_.remember(request.id(), RequestNote{method == "GET" ? "" : method, schedule});
   std::shared_ptr<const ReleaseRecord> release = routing_.live(project.id);
   if (!release) throw Error::notFound(project.name + " has no live release yet");
+  // Built on another node: its folder is made here first, the request held meanwhile.
+  if (!releaseFolderReady(context_, *release, request, responder,
+                          [this, retries_left](const Request& again, Responder& answer) {
+                            dispatch(again, answer, retries_left);
+                          }))
+    return;
   switch (release->kind) {
     case StartKind::Static:
       return serveStatic(project, *release, request, responder);

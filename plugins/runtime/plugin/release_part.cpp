@@ -55,7 +55,10 @@ ReleasesPart::ReleasesPart(Context& context)
             build(job);
             buildEnded();
           },
-          2) {}
+          2),
+      fetch_(context, [this](const std::string& project_id, std::string message) {
+        platformLog(project_id, std::move(message));
+      }) {}
 
 ReleaseRecord ReleasesPart::deploy(const berth::projects_directory::Project& project,
                                    const std::string& archive,
@@ -96,6 +99,8 @@ ReleasesPart::Promoted ReleasesPart::promote(const berth::projects_directory::Pr
   if (out.changed) {
     platformLog(project.id, "release " + release_id + " promoted: it is live again");
     announceLive(project.id, release_id);
+    // Its folder may have been built on another node: made here now, not at the first request.
+    fetch_.materialise(project.id, release_id, [](const std::optional<berth::Error>&) {});
   }
   return out;
 }
@@ -192,6 +197,7 @@ void ReleasesPart::build(const BuildJob& job) {
   try {
     platformLog(job.project_id, "build of release " + job.release_id + " started");
     PreparedRelease prepared;
+    PackedBuild packed;
     // Never built unprotected: the release fails saying why.
     if (ctx_.config.sandbox_refusal)
       prepared.error = *ctx_.config.sandbox_refusal;
@@ -223,6 +229,9 @@ void ReleasesPart::build(const BuildJob& job) {
         input.build_secrets = berth::ProjectsDirectory(*ctx_.services)
                                   .secrets(job.project_id, berth::projects_directory::kBuildScope);
         prepared = prepareRelease(input);
+        // What the build made (not the upload: npm's node_modules are in it) goes to the blob
+        // store, so that other nodes can serve the release (release_fetch).
+        if (prepared.ok()) packed = storeBuild(ctx_, job.project_id, job.release_id, dir);
       } catch (const std::exception& e) {
         std::error_code ignored;
         fs::remove_all(dir, ignored);  // the id is new: any folder of that name is this build's
@@ -249,6 +258,7 @@ void ReleasesPart::build(const BuildJob& job) {
     built.argv = prepared.plan->argv;
     built.start_env = prepared.plan->env;
     built.build_log = std::move(prepared.build_log);
+    built.packed = packed;
     if (!ctx_.releases->finishLive(job.release_id, built)) {
       // The project was deleted (or the build declared interrupted) meanwhile.
       removeFolder(job.project_id, job.release_id);
@@ -316,6 +326,7 @@ void ReleasesPart::forgetIdentity(const std::string& project_id) {
 
 void ReleasesPart::watch() {
   std::call_once(swept_, [this] { sweep(); });
+  fetch_.sweep();  // folders of releases other nodes pruned or removed (once a minute)
   // Builds are at most build_timeout long (plus unpacking): a building row older than that
   // with a margin belongs to a berthd that stopped, on whatever node.
   const std::int64_t stale_after = ctx_.config.build_timeout.count() + 600;
@@ -353,6 +364,7 @@ void ReleasesPart::removeProject(const std::string& project_id, const std::strin
     // The storage plugin removes a deleted project's blobs itself; this covers a storage that
     // kept them (it answers {deleted: 0} when they are gone already).
     berth::StorageBlobs(*ctx_.services).removePrefix({project_id, kReleaseSpace, ""});
+    berth::StorageBlobs(*ctx_.services).removePrefix({project_id, kBuildSpace, ""});
   } catch (const std::exception& e) {
     ctx_.logger().withProject(name).warn(std::string("release blobs not removed: ") + e.what());
   }
@@ -370,6 +382,7 @@ void ReleasesPart::removeProject(const std::string& project_id, const std::strin
 void ReleasesPart::stop() {
   stopping_ = true;
   endWaits();
+  fetch_.stop();  // requests waiting for a release's files are answered 503
   for (const auto& job : worker_.stop()) {
     try {
       ctx_.releases->finishFailed(
@@ -382,11 +395,15 @@ void ReleasesPart::stop() {
 }
 
 void ReleasesPart::deleteBlob(const std::string& project_id, const std::string& release_id) {
-  try {
-    berth::StorageBlobs(*ctx_.services).remove({project_id, kReleaseSpace, release_id});
-  } catch (const std::exception& e) {
-    ctx_.logger().warn("project " + project_id + ", release " + release_id +
-                       ": blob not removed: " + e.what());
+  // The upload and the packed build (none for a release that failed or was built before
+  // builds were packed: the store answers {deleted: false}).
+  for (const char* space : {kReleaseSpace, kBuildSpace}) {
+    try {
+      berth::StorageBlobs(*ctx_.services).remove({project_id, space, release_id});
+    } catch (const std::exception& e) {
+      ctx_.logger().warn("project " + project_id + ", release " + release_id + ": " + space +
+                         " blob not removed: " + e.what());
+    }
   }
 }
 

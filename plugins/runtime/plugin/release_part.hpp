@@ -18,6 +18,7 @@
 
 #include "build_worker.hpp"
 #include "context.hpp"
+#include "release_fetch.hpp"
 
 namespace berth::runtime {
 
@@ -77,6 +78,9 @@ class ReleasesPart {
 
   void platformLog(const std::string& project_id, std::string message);
 
+  // Makes the folders of releases this node did not build, from their packed builds.
+  ReleaseFetch& fetch() { return fetch_; }
+
  private:
   void prune(const std::string& project_id, const std::string& project);
   // At start (the first watch): half-unpacked release folders an earlier berthd left.
@@ -102,6 +106,7 @@ class ReleasesPart {
   int waiting_ = 0;                 // waits in progress
   std::uint64_t builds_ended_ = 0;  // bumped by every build: the waits read their release again
   bool waits_ended_ = false;        // berthd is stopping
+  ReleaseFetch fetch_;
 };
 
 // Writes what waits in ctx.logs to runtime_logs (log_routes.cpp): a transaction per project,

@@ -14,7 +14,8 @@ namespace {
 
 constexpr const char* kColumns =
     "id, project_id, project, status, created_at, files, bytes, cmd, runtime, region, error, "
-    "kind, argv, start_env, account_id";
+    "kind, argv, start_env, account_id, build_sha256, build_size, build_entries, build_bytes, "
+    "build_node";
 
 constexpr const char* kLockProject =
     "SELECT pg_advisory_xact_lock(hashtextextended('berth.runtime.releases:' || $1::text, 0))";
@@ -59,6 +60,11 @@ ReleaseRecord recordAt(const berth::DbResult& r, int64_t row) {
     if (pair.is_array() && pair.size() == 2 && pair[0].is_string() && pair[1].is_string())
       rec.start_env.emplace_back(pair[0].get<std::string>(), pair[1].get<std::string>());
   rec.account_id = r.get<std::string>(row, 14);
+  if (auto sha256 = r.get<std::optional<std::string>>(row, 15)) {
+    rec.packed = PackedBuild{*sha256, r.get<std::uint64_t>(row, 16), r.get<std::uint64_t>(row, 17),
+                             r.get<std::uint64_t>(row, 18)};
+  }
+  rec.build_node = r.get<std::string>(row, 19);
   return rec;
 }
 
@@ -174,10 +180,14 @@ bool ReleaseStore::finishLive(const std::string& release_id, const BuiltRelease&
         project_id);
     auto updated = tx.exec(
         "UPDATE runtime.runtime_releases SET status = 'live', files = $2, bytes = $3, cmd = $4, "
-        "runtime = $5, kind = $6, argv = $7::jsonb, start_env = $8::jsonb, build_log = $9 "
+        "runtime = $5, kind = $6, argv = $7::jsonb, start_env = $8::jsonb, build_log = $9, "
+        "build_sha256 = $10, build_size = $11, build_entries = $12, build_bytes = $13 "
         "WHERE id = $1 AND status = 'building'",
         release_id, static_cast<std::int64_t>(built.files), static_cast<std::int64_t>(built.bytes),
-        built.cmd, built.runtime, kindName(built.kind), argv, env, built.build_log);
+        built.cmd, built.runtime, kindName(built.kind), argv, env, built.build_log,
+        built.packed.sha256, static_cast<std::int64_t>(built.packed.size),
+        static_cast<std::int64_t>(built.packed.entries),
+        static_cast<std::int64_t>(built.packed.bytes));
     return updated.affected() > 0;
   });
   if (!project_id.empty()) changed(project_id);
@@ -234,7 +244,7 @@ std::optional<ReleaseRecord> ReleaseStore::find(const std::string& project_id,
       project_id, release_id);
   if (r.rows() == 0) return std::nullopt;
   ReleaseRecord rec = recordAt(r, 0);
-  rec.build_log = r.get<std::string>(0, 15);
+  rec.build_log = r.get<std::string>(0, 20);
   return rec;
 }
 
@@ -292,6 +302,19 @@ std::vector<std::pair<std::string, std::string>> ReleaseStore::failInterrupted(
   for (int64_t i = 0; i < r.rows(); ++i)
     out.emplace_back(r.get<std::string>(i, 0), r.get<std::string>(i, 1));
   for (const auto& [project_id, release_id] : out) changed(project_id);
+  return out;
+}
+
+std::map<std::string, std::string> ReleaseStore::statuses(
+    const std::vector<std::string>& release_ids) const {
+  std::map<std::string, std::string> out;
+  if (release_ids.empty()) return out;
+  nlohmann::json ids = release_ids;
+  auto r = services_.db().exec(
+      "SELECT id, status FROM runtime.runtime_releases "
+      "WHERE id IN (SELECT jsonb_array_elements_text($1::jsonb))",
+      ids);
+  for (int64_t i = 0; i < r.rows(); ++i) out[r.get<std::string>(i, 0)] = r.get<std::string>(i, 1);
   return out;
 }
 

@@ -16,6 +16,15 @@
 
 namespace berth::runtime {
 
+// A built release's folder packed into the blob space "builds" (key: the release id): its
+// SHA-256 (hex) and size, and what it unpacks to (the exact limits of its unpacking).
+struct PackedBuild {
+  std::string sha256;
+  std::uint64_t size = 0;
+  std::uint64_t entries = 0;  // files, folders and links
+  std::uint64_t bytes = 0;    // file contents
+};
+
 struct ReleaseRecord {
   std::string id;
   std::string project_id;
@@ -35,6 +44,10 @@ struct ReleaseRecord {
   // releases part
   std::string account_id;
   std::string build_log;  // filled by find() only
+  // The packed build (migration 0006; release_fetch): none for a release built before
+  // releases were packed, whose folder is only on `build_node`.
+  std::optional<PackedBuild> packed;
+  std::string build_node;  // "<host name>:<data_dir>" of the berthd that built it
 };
 
 // releases part: what an upload records, and what a successful build adds.
@@ -56,6 +69,7 @@ struct BuiltRelease {
   std::vector<std::string> argv;
   std::vector<std::pair<std::string, std::string>> start_env;
   std::string build_log;
+  PackedBuild packed;  // recorded with the rest, in the transaction that makes it live
 };
 
 // The Release schema of docs/openapi.yaml: id, project, status, created_at, files, bytes, cmd,
@@ -92,8 +106,9 @@ class ReleaseStore {
   // A release whose upload was refused (a quota, a bad body): the `building` row goes, so
   // the refusal leaves nothing listed. False when the row is gone or no longer building.
   bool discardBuilding(const std::string& release_id) const;
-  // The build succeeded: its start plan is stored and, in the same transaction, it becomes the
-  // live release (the one live before becomes ready). False when the row is gone.
+  // The build succeeded: its start plan and packed build are stored and, in the same
+  // transaction, it becomes the live release (the one live before becomes ready). False when
+  // the row is gone.
   bool finishLive(const std::string& release_id, const BuiltRelease& built) const;
   // promote: makes a ready release live again (one transaction); the now-live record.
   // Throws 404 (unknown in this project), 409 (one is building), 410 (pruned or failed).
@@ -122,6 +137,9 @@ class ReleaseStore {
   std::vector<std::pair<std::string, std::string>> failInterrupted(const std::string& node,
                                                                    const std::string& boot,
                                                                    std::int64_t stale_after) const;
+  // The status of each of `release_ids` that has a row (a release folder of this node whose
+  // release was pruned, failed or removed by another node is swept: ReleaseFetch::sweep).
+  std::map<std::string, std::string> statuses(const std::vector<std::string>& release_ids) const;
   // Removes every release row of a project; the ids removed.
   std::vector<std::string> removeProject(const std::string& project_id) const;
 

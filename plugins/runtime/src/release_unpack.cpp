@@ -43,8 +43,8 @@ std::vector<std::string> splitPath(const std::string& clean) {
   return parts;
 }
 
-// Whether `target` of a link at `link_path` (both relative to the release) stays inside it,
-// judged on the text alone; the links themselves are checked again once all exist.
+}  // namespace
+
 bool linkTextStaysInside(const std::string& link_path, std::string_view target) {
   if (target.empty() || target.front() == '/') return false;
   std::vector<std::string_view> stack;
@@ -67,6 +67,8 @@ bool linkTextStaysInside(const std::string& link_path, std::string_view target) 
   }
   return true;
 }
+
+namespace {
 
 std::string randomSuffix() {
   std::random_device device;

@@ -49,6 +49,11 @@ UnpackResult unpackReleaseFromMemory(std::string_view archive,
 std::optional<std::string> linkLeadingOutside(const std::filesystem::path& root,
                                               const std::vector<std::string>& links);
 
+// Whether `target`, the text of a link at `link_path` (both relative to the release), stays
+// inside the release: not absolute, never climbing above the top by "..". Judged on the text
+// alone (linkLeadingOutside checks the finished tree); the packer of built releases uses it too.
+bool linkTextStaysInside(const std::string& link_path, std::string_view target);
+
 // A path from an archive in its clean relative form ("./a//b/" -> "a/b"), or the error text
 // when it is absolute or has a ".." component. Empty result for the top folder itself.
 struct CleanPath {
