@@ -81,6 +81,7 @@ void expectDefaults(const Settings& s) {
   EXPECT_EQ(s.drain_seconds, 10);
   EXPECT_EQ(s.data_dir, absolute("var"));
   EXPECT_EQ(s.database.url, "");
+  EXPECT_EQ(s.database.tenants_url, "");
   EXPECT_EQ(s.database.pool_size, 8);
   EXPECT_EQ(s.database.embedded_port, 0);
   EXPECT_EQ(s.database.embedded_user, "");
@@ -287,6 +288,26 @@ TEST_F(ConfigTest, AliasesThatExpandWithoutBoundAreRefused) {
   const Settings s = load("projects:\n  a: &a [x, y]\n  b: *a\n  deep: " + std::string(400, '[') +
                           std::string(400, ']') + "\n");
   EXPECT_EQ(s.plugin_sections.at("projects")["b"], json::array({"x", "y"}));
+}
+
+// The cluster of project databases: a URL or key=value text libpq reads, checked at start; a
+// text it cannot read is refused without being repeated (it may hold a password).
+TEST_F(ConfigTest, TenantsUrlIsReadAndCheckedByLibpq) {
+  EXPECT_EQ(load("database:\n  tenants_url: postgresql://admin:pw@tenants.internal/postgres\n")
+                .database.tenants_url,
+            "postgresql://admin:pw@tenants.internal/postgres");
+  EXPECT_EQ(
+      load("database:\n  tenants_url: host=/run/postgresql user=berth\n").database.tenants_url,
+      "host=/run/postgresql user=berth");
+  EXPECT_EQ(load("", {{"database.tenants_url", "postgresql://t/postgres"}}).database.tenants_url,
+            "postgresql://t/postgres");
+  const std::string bad = "postgresql://admin:hunter2@[::1/postgres";
+  std::string refused = refusal("database:\n  tenants_url: \"" + bad + "\"\n");
+  EXPECT_EQ(refused.rfind(file() + ": database.tenants_url: expected a PostgreSQL URL", 0), 0u)
+      << refused;
+  EXPECT_EQ(refused.find("hunter2"), std::string::npos) << refused;
+  refused = refusal("database:\n  tenants_url: \"host\"\n");
+  EXPECT_NE(refused.find("database.tenants_url"), std::string::npos) << refused;
 }
 
 // yaml-cpp's own refusal of a deep text says only "bad file".

@@ -419,6 +419,7 @@ class HostApiPlugins : public ::testing::Test {
     settings.apps_domain = "apps.example.test";
     settings.listen = ListenAddress{"127.0.0.1", 9100};
     settings.database.url = "postgresql://configured/berth";
+    settings.database.tenants_url = "postgresql://tenants-admin:secret@tenants/postgres";
     settings.plugins.dir = "/usr/lib/berth";
     settings.plans = {{"free", 3}, {"unlimited", std::nullopt}};
   }
@@ -722,7 +723,10 @@ TEST_F(HostApiPlugins, CoreSettingsByDottedName) {
   EXPECT_EQ(setting("server.apps_domain"), "apps.example.test");
   EXPECT_EQ(setting("server.listen"), "127.0.0.1:9100");
   EXPECT_EQ(setting("data_dir"), "/srv/berth");
-  EXPECT_EQ(setting("database.url"), "postgresql://configured/berth");
+  // No plugin gets a superuser's URL, a feature plugin included: project databases are the
+  // core's service core.tenant_databases.v1 (tenant_databases_service_test.cpp).
+  EXPECT_EQ(setting("database.url"), std::nullopt);
+  EXPECT_EQ(setting("database.tenants_url"), std::nullopt);
   EXPECT_EQ(setting("plugins.dir"), "/usr/lib/berth");
   EXPECT_EQ(setting("edge.body_dir"), "/srv/berth/edge/client_body");
   // The node proof: 32 random bytes in hex, the same for the life of the process.
@@ -732,9 +736,10 @@ TEST_F(HostApiPlugins, CoreSettingsByDottedName) {
   EXPECT_EQ(proof->find_first_not_of("0123456789abcdef"), std::string::npos);
   EXPECT_EQ(setting("server.node_proof"), proof);
   EXPECT_EQ(setting("database.password"), std::nullopt);
-  // A template plugin never reaches the control plane: it does not get the superuser's URL.
+  // Nor does a template plugin, which never reaches the control plane.
   host.kind = BERTH_KIND_TEMPLATE;
   EXPECT_EQ(setting("database.url"), std::nullopt);
+  EXPECT_EQ(setting("database.tenants_url"), std::nullopt);
   EXPECT_EQ(setting("data_dir"), "/srv/berth");
   // Views stay valid: asking again hands out the same storage.
   EXPECT_EQ(api.core_setting(&host, str("server.listen")).ptr,

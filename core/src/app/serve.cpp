@@ -28,6 +28,7 @@
 #include "jobs/job_runner.hpp"
 #include "log/logging.hpp"
 #include "plugin/plugin_manager.hpp"
+#include "tenants/tenant_databases_service.hpp"
 
 namespace berth::core {
 
@@ -160,8 +161,16 @@ int runServe(const Settings& settings) {
     if (edge) edge->setAppRules(rules);
   };
 
+  // Project databases live on database.tenants_url's cluster, else on the control plane's (the
+  // pool's URL is the embedded cluster's when database.url is empty). The core keeps the
+  // superuser URL; plugins make and drop project databases through its service. Declared
+  // before the plugins, so that it outlives them.
+  TenantDatabases tenant_databases(
+      settings.database.tenants_url.empty() ? cp.pool->url() : settings.database.tenants_url);
   Router router;
   PluginManager plugins(parts);
+  plugins.offerCoreServices(
+      [&](ServiceRegistry& registry) { offerTenantDatabases(registry, tenant_databases); });
   plugins.loadAll(settings.plugins.dir, settings.plugins.enabled, router);
   // What plugins count about an account (projects_used) comes from the service they offer
   // under the core's contract "accounts.usage.v1".

@@ -6,7 +6,10 @@
 #include <cctype>
 #include <filesystem>
 #include <limits>
+#include <optional>
 #include <set>
+
+#include <libpq-fe.h>
 
 #include "config/config_text.hpp"
 #include "config/install_layout.hpp"
@@ -43,6 +46,7 @@ const OverrideKeys kOverrideKeys = {.lists = {"plugins.enabled"},
                                                "sessions.max_hours",
                                                "data_dir",
                                                "database.url",
+                                               "database.tenants_url",
                                                "database.pool_size",
                                                "database.embedded_port",
                                                "database.embedded_user",
@@ -60,6 +64,26 @@ const OverrideKeys kOverrideKeys = {.lists = {"plugins.enabled"},
                                                "plugins.dir",
                                                "plugins.enabled",
                                                "jobs.threads"}};
+
+// Why libpq cannot read a connection string; nullopt when it can (an empty one included).
+// libpq quotes a URI it cannot read whole: the quote is cut out, as it may hold a password.
+std::optional<std::string> connectionStringProblem(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  char* error = nullptr;
+  PQconninfoOption* options = PQconninfoParse(text.c_str(), &error);
+  if (options != nullptr) {
+    PQconninfoFree(options);
+    return std::nullopt;
+  }
+  std::string problem = error != nullptr ? error : "out of memory";
+  PQfreemem(error);
+  const std::string shown = "(the URL)";
+  for (size_t at = problem.find(text); at != std::string::npos;
+       at = problem.find(text, at + shown.size()))
+    problem.replace(at, text.size(), shown);
+  while (!problem.empty() && (problem.back() == '\n' || problem.back() == ' ')) problem.pop_back();
+  return problem;
+}
 
 std::string absolutePath(const std::string& path) {
   std::filesystem::path resolved = std::filesystem::absolute(path).lexically_normal();
@@ -133,6 +157,15 @@ void readDatabase(const YamlValueReader& reader, const YAML::Node& node, Databas
   reader.section(
       node, "database",
       {{"url", [&](const YAML::Node& v) { db.url = reader.text(v, "database.url"); }},
+       {"tenants_url",
+        [&](const YAML::Node& v) {
+          db.tenants_url = reader.text(v, "database.tenants_url");
+          if (auto problem = connectionStringProblem(db.tenants_url))
+            reader.fail("database.tenants_url",
+                        "expected a PostgreSQL URL such as postgresql://berth@db.internal/postgres "
+                        "(or libpq key=value text), but libpq cannot read it: " +
+                            *problem);
+        }},
        {"pool_size", [&](const YAML::Node& v) { db.pool_size = integer(v, "pool_size", 1, 200); }},
        {"embedded_port",
         [&](const YAML::Node& v) { db.embedded_port = integer(v, "embedded_port", 0, 65535); }},

@@ -25,6 +25,9 @@ struct ListenAddress {
 
 struct DatabaseSettings {
   std::string url;  // empty: embedded cluster under data_dir/pg
+  // Superuser URL of the cluster holding project databases; empty: the control plane's cluster
+  // (the embedded one when url is empty). Only the core uses it (core.tenant_databases.v1).
+  std::string tenants_url;
   int pool_size = 8;
   int embedded_port = 0;      // 0: pick a free loopback port on first start, then keep it
   std::string embedded_user;  // OS user that runs the embedded cluster when berthd is root

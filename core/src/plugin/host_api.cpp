@@ -83,18 +83,15 @@ std::optional<std::string> coreSettingValue(const CoreParts& parts, std::string_
   if (key == "edge.body_dir") return edgeBodyDir(settings.data_dir);
   // Proves berthd's own requests through the edge (scheduled runs); new at every start.
   if (key == "server.node_proof") return nodeProof();
-  // The pool knows the effective url (the embedded cluster's, when none is configured).
-  if (key == "database.url") return parts.pool ? parts.pool->url() : settings.database.url;
+  // Not database.url nor database.tenants_url: each carries a superuser's password, and no
+  // plugin is handed one. A plugin reaches the control plane through db_session_open and
+  // project databases through the core's service core.tenant_databases.v1.
   return std::nullopt;
 }
 
 berth_str coreSetting(berth_host* host, berth_str key) noexcept {
   berth_str answer = kAbsent;
   guardedCall(host, "core_setting", [&] {
-    // The URL carries the superuser's password. No plugin needs it to hear the database
-    // (pg.notify hooks); the projects plugin administers its default cluster with it, and a
-    // template plugin, which never reaches the control plane, does not get it.
-    if (view(key) == "database.url" && host->kind == BERTH_KIND_TEMPLATE) return BERTH_OK;
     if (auto value = coreSettingValue(host->manager.parts, view(key)))
       answer = host->manager.intern(std::move(*value));
     return BERTH_OK;
@@ -144,7 +141,8 @@ int32_t callService(berth_host* host, berth_str name, berth_str method, berth_st
                     berth_buffer* out) noexcept {
   return guardedCall(host, "call_service", [&] {
     if (host->kind == BERTH_KIND_TEMPLATE) return refuseTemplate(host, "call_service", out);
-    return host->manager.services.call(view(name), view(method), view(request_json), out);
+    return host->manager.services.call(ServiceCaller::FeaturePlugin, view(name), view(method),
+                                       view(request_json), out);
   });
 }
 

@@ -111,7 +111,8 @@ int32_t installCall(berth_install_ctx* ctx, berth_str service, berth_str method,
     // Whatever the installer wrote, it acts on its own project for its caller.
     request["project_id"] = ctx->project_id;
     request["account_id"] = ctx->caller;
-    int32_t status = ctx->runner->manager.services.call(name, view(method), request.dump(), out);
+    int32_t status = ctx->runner->manager.services.call(ServiceCaller::Installer, name,
+                                                        view(method), request.dump(), out);
     if (status == BERTH_ERR_NOT_FOUND)
       return refuse(out, 503, "no loaded plugin offers the service " + name);
     return status;

@@ -88,6 +88,12 @@ void PluginManager::loadAll(const std::string& dir, const std::vector<std::strin
   impl_->router = nullptr;
 }
 
+void PluginManager::offerCoreServices(const std::function<void(ServiceRegistry&)>& offer) {
+  if (!impl_->plugins.empty())
+    throw std::logic_error("the core offers its services before plugins register");
+  offer(impl_->services);
+}
+
 void PluginManager::attachDatabase(Pool* pool, Accounts* accounts) {
   impl_->parts.pool = pool;
   impl_->parts.accounts = accounts;
@@ -178,7 +184,8 @@ std::optional<std::string> PluginManager::callService(const std::string& name,
                                                       const std::string& method,
                                                       const std::string& request_json) {
   berth_buffer answer;
-  if (impl_->services.call(name, method, request_json, &answer) != BERTH_OK) return std::nullopt;
+  if (impl_->services.call(ServiceCaller::Core, name, method, request_json, &answer) != BERTH_OK)
+    return std::nullopt;
   return std::move(answer.bytes);
 }
 

@@ -18,6 +18,7 @@
 #include "db/pool.hpp"
 #include "edge/nginx_config.hpp"
 #include "http/router.hpp"
+#include "plugin/service_registry.hpp"
 
 namespace berth::core {
 
@@ -75,6 +76,11 @@ class PluginManager {
   // A plugin that reports failure from register fails with "plugin <id> failed to register:
   // <why>". Registration closes when loadAll returns.
   void loadAll(const std::string& dir, const std::vector<std::string>& ids, Router& router);
+
+  // The core's own services (core.tenant_databases.v1): `offer` puts them in the registry
+  // plugins call through. Before loadAll, so that a plugin offering one of their names is
+  // refused at registration, naming the core. What they use must outlive the manager.
+  void offerCoreServices(const std::function<void(ServiceRegistry&)>& offer);
 
   // The database is up after registration: from now on the host table reaches it.
   void attachDatabase(Pool* pool, Accounts* accounts);

@@ -1,14 +1,14 @@
 // What every part of the projects plugin shares once it has started: configuration, the
-// secret boxes, the per-project database maker.
+// secret boxes, the core's maker of per-project databases.
 #pragma once
 #include <berth/plugin.hpp>
+#include <berth/services/core_tenant_databases.hpp>
 
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "project_databases.hpp"
 #include "project_lists.hpp"
 #include "secret_box.hpp"
 
@@ -33,7 +33,8 @@ struct Context {
   std::optional<SecretBox> secrets;
   // Seals the project roles' database passwords (secrets_key, else a key kept in data_dir).
   std::optional<SecretBox> vault;
-  std::unique_ptr<ProjectDatabases> databases;
+  // The core's core.tenant_databases.v1: it alone holds the cluster's superuser URL.
+  std::optional<berth::CoreTenantDatabases> databases;
   // Each account's ready projects, for GET /projects (mutable: kept answers change on reads).
   mutable ProjectLists lists;
 

@@ -107,8 +107,9 @@ void registerDirectoryService(berth::Registrar& r, const Context& context) {
     }
     if (method == directory::kDatabase) {
       auto p = byKey(*c, directory::parseProjectKey(request));
-      ProjectDatabase db{p.db_name, p.db_role, c->vault->open(p.db_password_sealed, p.id)};
-      return toJson(directory::Database{c->databases->projectUrl(db), db.database, db.role});
+      core_tenant_databases::Database db{p.db_name, p.db_role,
+                                         c->vault->open(p.db_password_sealed, p.id)};
+      return toJson(directory::Database{c->databases->url(db), db.database, db.role});
     }
     if (method == directory::kPublicUrl) {
       auto p = byKey(*c, directory::parseProjectKey(request));

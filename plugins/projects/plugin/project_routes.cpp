@@ -150,7 +150,7 @@ class ProjectHandlers {
     });
 
     ListChange listed(c_.lists, account.id);
-    ProjectDatabase database;
+    core_tenant_databases::Database database;
     try {
       database = c_.databases->create(id);
     } catch (const std::exception& e) {

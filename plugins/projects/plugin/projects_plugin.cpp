@@ -32,8 +32,8 @@ class ProjectsPlugin final : public berth::Plugin {
                        {"api", "www", "admin", "app", "mail", "static", "assets", "status"},
                        "names no project may take");
     r.configString("cluster_url", "",
-                   "superuser URL of the cluster for project databases; empty: the control "
-                   "plane's");
+                   "replaced by the core's database.tenants_url (no plugin holds a superuser "
+                   "URL); refused when set");
     r.configInt("public_port", 0, "port in project URLs; 0: the port of server.listen",
                 berth::IntRange{0, 65535});
     r.configInt("creation_burst", 8, "projects an account may create at once",
@@ -70,6 +70,12 @@ class ProjectsPlugin final : public berth::Plugin {
 
   void start(berth::Services& services) override {
     context_.services = &services;
+    // Refused before anything is made (the vault key), so a refused start leaves no trace.
+    if (!services.configValue<std::string>("cluster_url").empty())
+      throw berth::Error(
+          "projects.cluster_url was replaced by the core setting database.tenants_url: the core "
+          "now makes project databases and no plugin holds a superuser URL; move the URL to "
+          "database.tenants_url and remove projects.cluster_url");
     Settings& s = context_.settings;
     s.apps_domain = services.coreSetting("server.apps_domain").value_or("localhost");
     s.dns_resolver = services.configValue<std::string>("dns_resolver");
@@ -98,10 +104,8 @@ class ProjectsPlugin final : public berth::Plugin {
       if (!key_file.empty()) context_.secrets.emplace(readKeyFile(key_file));
       context_.vault.emplace(loadOrCreateVaultKey(services.coreSetting("data_dir").value_or(".")));
     }
-    std::string cluster = services.configValue<std::string>("cluster_url");
-    if (cluster.empty()) cluster = services.coreSetting("database.url").value_or("");
-    context_.databases = std::make_unique<ProjectDatabases>(cluster);
-    context_.databases->closeOtherDatabases();
+    context_.databases.emplace(services);
+    context_.databases->closeOthers();
     publishCustomHosts(context_);
   }
 

@@ -115,8 +115,11 @@ class Services {
     }
   }
 
-  /** A core setting by dotted name: "server.apps_domain", "data_dir", "database.url",
-   *  "server.listen". std::nullopt when the core has no such setting. */
+  /** A core setting by dotted name: "server.apps_domain", "data_dir", "server.listen",
+   *  "plugins.dir", "edge.body_dir", "server.node_proof". std::nullopt when the core has no
+   *  such setting, and for "database.url" and "database.tenants_url", which carry a
+   *  superuser's password and are handed to no plugin (project databases: the core's service
+   *  core.tenant_databases.v1, <berth/services/core_tenant_databases.hpp>). */
   std::optional<std::string> coreSetting(std::string_view key) const {
     return detail::toOptional(api()->core_setting(host_.host, detail::toStr(key)));
   }

@@ -1,7 +1,7 @@
 // Every call opens its own short-lived superuser connection: these are rare operations (a
 // project created, deleted or measured), so a pool would only hold superuser sessions open on
-// the projects cluster for nothing. It also makes the class safe to use from any thread.
-#include "project_databases.hpp"
+// the tenants cluster for nothing. It also makes the class safe to use from any thread.
+#include "tenants/tenant_databases.hpp"
 
 #include <libpq-fe.h>
 #include <openssl/crypto.h>
@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-namespace berth::projects {
+namespace berth::core {
 namespace {
 
 struct ResultClear {
@@ -67,12 +67,13 @@ void requireProjectName(std::string_view name) {
 Conn connectAdmin(const std::string& admin_url, const char* database = nullptr) {
   // libpq keeps the last value of a repeated keyword: the defaults come before admin_url (which
   // may override them) and the database after it.
-  common::PgConnection::Keywords keywords = {{"application_name", "berth-projects"},
+  common::PgConnection::Keywords keywords = {{"application_name", "berth-tenants"},
                                              {"dbname", admin_url}};
   if (database != nullptr) keywords.emplace_back("dbname", database);
   Conn conn = common::PgConnection::connect(keywords, std::chrono::seconds(10));
   if (!conn.ok())
-    throw std::runtime_error("could not connect to the projects cluster: " + conn.error());
+    throw std::runtime_error("could not connect to the tenants cluster (database.tenants_url): " +
+                             conn.error());
   // NOTICEs ("does not exist, skipping") would otherwise go to berthd's stderr.
   conn.dropNotices();
   return conn;
@@ -157,12 +158,12 @@ std::string urlEncode(std::string_view text) {
 
 }  // namespace
 
-ProjectDatabases::ProjectDatabases(std::string admin_url) : admin_url_(std::move(admin_url)) {}
+TenantDatabases::TenantDatabases(std::string admin_url) : admin_url_(std::move(admin_url)) {}
 
-ProjectDatabase ProjectDatabases::create(const std::string& project_id) {
+TenantDatabase TenantDatabases::create(const std::string& project_id) {
   const std::string name = "p_" + project_id;
   requireProjectName(name);
-  ProjectDatabase made{name, name, randomPassword()};
+  TenantDatabase made{name, name, randomPassword()};
   Conn admin = connectAdmin(admin_url_);
   // CREATE DATABASE cannot run inside a transaction, so the steps are undone by hand. Only what
   // this call made is dropped: a role or database that existed before (a second create of the
@@ -213,7 +214,7 @@ ProjectDatabase ProjectDatabases::create(const std::string& project_id) {
   return made;
 }
 
-void ProjectDatabases::drop(const std::string& database, const std::string& role) {
+void TenantDatabases::drop(const std::string& database, const std::string& role) {
   requireProjectName(database);
   requireProjectName(role);
   Conn admin = connectAdmin(admin_url_);
@@ -225,7 +226,7 @@ void ProjectDatabases::drop(const std::string& database, const std::string& role
   }
 }
 
-void ProjectDatabases::closeOtherDatabases() {
+void TenantDatabases::closeOtherDatabases() {
   Conn admin = connectAdmin(admin_url_);
   // Every database of the cluster that is not a project's: postgres, the control plane,
   // template1. Superusers and owners keep their access; PUBLIC (every project role) loses it.
@@ -239,7 +240,7 @@ void ProjectDatabases::closeOtherDatabases() {
   }
 }
 
-int64_t ProjectDatabases::sizeBytes(const std::string& database) {
+int64_t TenantDatabases::sizeBytes(const std::string& database) {
   requireProjectName(database);
   Conn admin = connectAdmin(admin_url_);
   try {
@@ -255,7 +256,7 @@ int64_t ProjectDatabases::sizeBytes(const std::string& database) {
   }
 }
 
-std::string ProjectDatabases::projectUrl(const ProjectDatabase& db) const {
+std::string TenantDatabases::projectUrl(const TenantDatabase& db) const {
   requireProjectName(db.database);
   requireProjectName(db.role);
   char* parse_error = nullptr;
@@ -263,7 +264,7 @@ std::string ProjectDatabases::projectUrl(const ProjectDatabase& db) const {
   if (!options) {
     PqText owned(parse_error);
     throw std::invalid_argument(
-        "the projects cluster's URL does not parse: " +
+        "the tenants cluster's URL (database.tenants_url) does not parse: " +
         (owned ? common::pqMessage(owned.get()) : std::string("out of memory")));
   }
   std::string host, hostaddr, port, sslmode;
@@ -288,7 +289,7 @@ std::string ProjectDatabases::projectUrl(const ProjectDatabase& db) const {
   return url;
 }
 
-bool ProjectDatabases::exists(const std::string& database, const std::string& role) {
+bool TenantDatabases::exists(const std::string& database, const std::string& role) {
   requireProjectName(database);
   requireProjectName(role);
   Conn admin = connectAdmin(admin_url_);
@@ -299,4 +300,4 @@ bool ProjectDatabases::exists(const std::string& database, const std::string& ro
   return std::string_view(PQgetvalue(result.get(), 0, 0)) == "t";
 }
 
-}  // namespace berth::projects
+}  // namespace berth::core

@@ -1,8 +1,8 @@
-// ProjectDatabases against a real cluster. The test cluster trusts every local connection, so
-// passwords are not what keeps one project out of another's database: REVOKE CONNECT is, and
-// PostgreSQL checks it whatever the authentication method. One test turns password
-// authentication on for a single role to show the stored password works.
-#include "project_databases.hpp"
+// TenantDatabases (the core's maker of project databases) against a real cluster. The test cluster
+// trusts every local connection, so passwords are not what keeps one project out of another's
+// database: REVOKE CONNECT is, and PostgreSQL checks it whatever the authentication method. One
+// test turns password authentication on for a single role to show the stored password works.
+#include "tenants/tenant_databases.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -21,7 +21,7 @@
 
 #include "support/pg_cluster.hpp"
 
-namespace berth::projects {
+namespace berth::core {
 namespace {
 
 using ::testing::HasSubstr;
@@ -67,16 +67,16 @@ std::string freshProjectId() {
   return id;
 }
 
-class ProjectDatabasesTest : public ::testing::Test {
+class TenantDatabasesTest : public ::testing::Test {
  protected:
-  ProjectDatabasesTest()
+  TenantDatabasesTest()
       : cluster(berth::testing::sharedCluster()),
         databases(cluster.superuserUrl()),
         admin(connect(cluster.superuserUrl())) {
     if (!admin.ok()) throw std::runtime_error("admin connection: " + admin.error);
   }
 
-  ~ProjectDatabasesTest() override {
+  ~TenantDatabasesTest() override {
     for (const auto& name : made) {
       try {
         databases.drop(name, name);
@@ -86,7 +86,7 @@ class ProjectDatabasesTest : public ::testing::Test {
     }
   }
 
-  ProjectDatabase create(const std::string& id) {
+  TenantDatabase create(const std::string& id) {
     made.push_back("p_" + id);
     return databases.create(id);
   }
@@ -106,14 +106,14 @@ class ProjectDatabasesTest : public ::testing::Test {
   }
 
   berth::testing::PgCluster& cluster;
-  ProjectDatabases databases;
+  TenantDatabases databases;
   Connected admin;
   std::vector<std::string> made;  // dropped after each test
 };
 
-TEST_F(ProjectDatabasesTest, CreatesAnUnprivilegedLoginRoleThatOwnsTheDatabase) {
+TEST_F(TenantDatabasesTest, CreatesAnUnprivilegedLoginRoleThatOwnsTheDatabase) {
   const std::string id = freshProjectId();
-  ProjectDatabase db = create(id);
+  TenantDatabase db = create(id);
   EXPECT_EQ(db.database, "p_" + id);
   EXPECT_EQ(db.role, "p_" + id);
   EXPECT_THAT(db.password, MatchesRegex("[A-Za-z0-9]{32}"));
@@ -136,14 +136,14 @@ TEST_F(ProjectDatabasesTest, CreatesAnUnprivilegedLoginRoleThatOwnsTheDatabase) 
   EXPECT_THAT(stored, Not(HasSubstr(db.password)));
 }
 
-TEST_F(ProjectDatabasesTest, PasswordsAreRandomPerProject) {
-  ProjectDatabase first = create(freshProjectId());
-  ProjectDatabase second = create(freshProjectId());
+TEST_F(TenantDatabasesTest, PasswordsAreRandomPerProject) {
+  TenantDatabase first = create(freshProjectId());
+  TenantDatabase second = create(freshProjectId());
   EXPECT_NE(first.password, second.password);
 }
 
-TEST_F(ProjectDatabasesTest, TheRoleOwnsSchemaPublicAndCreatesTablesThere) {
-  ProjectDatabase db = create(freshProjectId());
+TEST_F(TenantDatabasesTest, TheRoleOwnsSchemaPublicAndCreatesTablesThere) {
+  TenantDatabase db = create(freshProjectId());
   Connected as_role = connect(urlAs(db.role, db.database));
   ASSERT_TRUE(as_role.ok()) << as_role.error;
   EXPECT_EQ(query(as_role.conn.get(),
@@ -157,9 +157,9 @@ TEST_F(ProjectDatabasesTest, TheRoleOwnsSchemaPublicAndCreatesTablesThere) {
   EXPECT_THROW(query(as_role.conn.get(), "CREATE DATABASE intruder"), std::runtime_error);
 }
 
-TEST_F(ProjectDatabasesTest, ARoleCannotConnectToAnotherProjectsDatabase) {
-  ProjectDatabase a = create(freshProjectId());
-  ProjectDatabase b = create(freshProjectId());
+TEST_F(TenantDatabasesTest, ARoleCannotConnectToAnotherProjectsDatabase) {
+  TenantDatabase a = create(freshProjectId());
+  TenantDatabase b = create(freshProjectId());
 
   Connected a_to_b = connect(urlAs(a.role, b.database));
   EXPECT_FALSE(a_to_b.ok());
@@ -172,8 +172,8 @@ TEST_F(ProjectDatabasesTest, ARoleCannotConnectToAnotherProjectsDatabase) {
   EXPECT_TRUE(a_to_a.ok()) << a_to_a.error;
 }
 
-TEST_F(ProjectDatabasesTest, PublicHasNoConnectPrivilege) {
-  ProjectDatabase db = create(freshProjectId());
+TEST_F(TenantDatabasesTest, PublicHasNoConnectPrivilege) {
+  TenantDatabase db = create(freshProjectId());
   EXPECT_EQ(adminQuery("SELECT count(*) FROM pg_database, aclexplode(datacl) AS acl"
                        " WHERE datname = '" +
                        db.database + "' AND acl.grantee = 0"),
@@ -188,8 +188,8 @@ TEST_F(ProjectDatabasesTest, PublicHasNoConnectPrivilege) {
   EXPECT_THAT(attempt.error, HasSubstr("permission denied for database"));
 }
 
-TEST_F(ProjectDatabasesTest, DropRemovesDatabaseAndRoleEvenWhileTheRoleIsConnected) {
-  ProjectDatabase db = create(freshProjectId());
+TEST_F(TenantDatabasesTest, DropRemovesDatabaseAndRoleEvenWhileTheRoleIsConnected) {
+  TenantDatabase db = create(freshProjectId());
   Connected session = connect(urlAs(db.role, db.database));
   ASSERT_TRUE(session.ok()) << session.error;
   query(session.conn.get(), "CREATE TEMPORARY TABLE scratch (id int)");
@@ -208,7 +208,7 @@ TEST_F(ProjectDatabasesTest, DropRemovesDatabaseAndRoleEvenWhileTheRoleIsConnect
   EXPECT_NO_THROW(databases.drop(db.database, db.role));
 }
 
-TEST_F(ProjectDatabasesTest, AFailedCreateLeavesNoRoleBehind) {
+TEST_F(TenantDatabasesTest, AFailedCreateLeavesNoRoleBehind) {
   const std::string id = freshProjectId();
   const std::string name = "p_" + id;
   // Someone else's database under the name: CREATE DATABASE fails after the role was made.
@@ -224,16 +224,16 @@ TEST_F(ProjectDatabasesTest, AFailedCreateLeavesNoRoleBehind) {
   adminQuery("DROP DATABASE " + name);
 }
 
-TEST_F(ProjectDatabasesTest, ASecondCreateOfTheSameIdLeavesTheFirstIntact) {
+TEST_F(TenantDatabasesTest, ASecondCreateOfTheSameIdLeavesTheFirstIntact) {
   const std::string id = freshProjectId();
-  ProjectDatabase first = create(id);
+  TenantDatabase first = create(id);
   EXPECT_THROW(databases.create(id), std::runtime_error);
   EXPECT_TRUE(databases.exists(first.database, first.role));
   Connected still = connect(databases.projectUrl(first));
   EXPECT_TRUE(still.ok()) << still.error;
 }
 
-TEST_F(ProjectDatabasesTest, RefusesNamesThatAreNotProjectNames) {
+TEST_F(TenantDatabasesTest, RefusesNamesThatAreNotProjectNames) {
   const std::vector<std::string> bad_ids = {
       "", "UPPER", "has space", "x\"; DROP ROLE berth; --", std::string(61, 'a'), "a-b"};
   for (const std::string& bad : bad_ids)
@@ -245,14 +245,14 @@ TEST_F(ProjectDatabasesTest, RefusesNamesThatAreNotProjectNames) {
   EXPECT_TRUE(roleExists("berth"));
 }
 
-TEST_F(ProjectDatabasesTest, SizeIsPositiveForADatabaseAndZeroForAMissingOne) {
-  ProjectDatabase db = create(freshProjectId());
+TEST_F(TenantDatabasesTest, SizeIsPositiveForADatabaseAndZeroForAMissingOne) {
+  TenantDatabase db = create(freshProjectId());
   EXPECT_GT(databases.sizeBytes(db.database), 0);
   EXPECT_EQ(databases.sizeBytes("p_" + freshProjectId()), 0);
 }
 
-TEST_F(ProjectDatabasesTest, ProjectUrlConnectsAsTheRoleToItsDatabase) {
-  ProjectDatabase db = create(freshProjectId());
+TEST_F(TenantDatabasesTest, ProjectUrlConnectsAsTheRoleToItsDatabase) {
+  TenantDatabase db = create(freshProjectId());
   const std::string url = databases.projectUrl(db);
   EXPECT_EQ(url, "postgresql://" + db.role + ":" + db.password +
                      "@127.0.0.1:" + std::to_string(cluster.port()) + "/" + db.database);
@@ -262,16 +262,16 @@ TEST_F(ProjectDatabasesTest, ProjectUrlConnectsAsTheRoleToItsDatabase) {
             db.role + "/" + db.database);
 }
 
-TEST_F(ProjectDatabasesTest, ProjectUrlKeepsTheClustersAddressInAFormLibpqReadsBack) {
-  const ProjectDatabase db{"p_abc", "p_abc", "Secret123"};
+TEST_F(TenantDatabasesTest, ProjectUrlKeepsTheClustersAddressInAFormLibpqReadsBack) {
+  const TenantDatabase db{"p_abc", "p_abc", "Secret123"};
   EXPECT_EQ(
-      ProjectDatabases("postgresql://berth@[::1]:6543/postgres?sslmode=require").projectUrl(db),
+      TenantDatabases("postgresql://berth@[::1]:6543/postgres?sslmode=require").projectUrl(db),
       "postgresql://p_abc:Secret123@[::1]:6543/p_abc?sslmode=require");
-  EXPECT_EQ(ProjectDatabases("postgresql://berth@db.internal/postgres").projectUrl(db),
+  EXPECT_EQ(TenantDatabases("postgresql://berth@db.internal/postgres").projectUrl(db),
             "postgresql://p_abc:Secret123@db.internal/p_abc");
 
   const std::string socket_url =
-      ProjectDatabases("host=/run/postgresql port=5433 hostaddr=10.0.0.5 user=berth dbname=x")
+      TenantDatabases("host=/run/postgresql port=5433 hostaddr=10.0.0.5 user=berth dbname=x")
           .projectUrl(db);
   EXPECT_EQ(socket_url,
             "postgresql://p_abc:Secret123@%2Frun%2Fpostgresql:5433/p_abc"
@@ -323,8 +323,8 @@ class HbaLine {
   std::string original_;
 };
 
-TEST_F(ProjectDatabasesTest, TheStoredPasswordAuthenticatesTheRole) {
-  ProjectDatabase db = create(freshProjectId());
+TEST_F(TenantDatabasesTest, TheStoredPasswordAuthenticatesTheRole) {
+  TenantDatabase db = create(freshProjectId());
   HbaLine scram(admin.conn.get(), "host all " + db.role + " 127.0.0.1/32 scram-sha-256");
   const std::string wrong = databases.projectUrl({db.database, db.role, "not-the-password"});
 
@@ -343,4 +343,4 @@ TEST_F(ProjectDatabasesTest, TheStoredPasswordAuthenticatesTheRole) {
 }
 
 }  // namespace
-}  // namespace berth::projects
+}  // namespace berth::core
