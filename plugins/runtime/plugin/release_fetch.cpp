@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <berth/common/fd.hpp>
 #include <berth/services/storage_blobs.hpp>
 #include <berth/util/spooled_body.hpp>
 

@@ -257,6 +257,9 @@ PackResult packRelease(const fs::path& dir, const fs::path& archive_file) {
   ArchiveWriter writer;
   archive* a = writer.handle;
   archive_write_set_format_pax_restricted(a);
+  // Names are written as the bytes they are: converting them from berthd's locale ("C") would
+  // fail for UTF-8 names. The unpacker reads them back as UTF-8.
+  archive_write_set_format_option(a, "pax", "hdrcharset", "BINARY");
   archive_write_add_filter_gzip(a);
   archive_write_set_filter_option(a, "gzip", "compression-level", kGzipLevel);
   archive_write_set_bytes_in_last_block(a, 1);  // no padding after the end
