@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <regex>
@@ -27,6 +28,7 @@
 using namespace berth::testing;
 using berth::runtime::testing::TarBuilder;
 using Clock = std::chrono::steady_clock;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -96,7 +98,7 @@ int main(int argc, char** argv) {
   nodeB.start();
   auto api = nodeA.api(projects_api::makeAccount(nodeA, "bench").token);
 
-  std::vector<double> builds, materialised, first_answers;
+  std::vector<double> builds, materialised, first_answers, gnu_tar;
   std::string size_note;
   for (int round = 0; round < rounds; ++round) {
     auto created = api.post("/projects", {{"name", "typical" + std::to_string(round)}});
@@ -127,7 +129,8 @@ int main(int argc, char** argv) {
     const std::string out = nodeB.output();
     const std::regex line("release " + id +
                           " unpacked on this node from its packed build \\(([0-9]+) entries, "
-                          "([0-9]+) bytes, ([0-9]+) ms\\)");
+                          "([0-9]+) bytes, ([0-9]+) ms: fetch ([0-9]+), check ([0-9]+), "
+                          "unpack ([0-9]+)\\)");
     if (!std::regex_search(out, m, line)) {
       std::fprintf(stderr, "B did not log its unpack of %s\n", id.c_str());
       return 1;
@@ -139,23 +142,40 @@ int main(int argc, char** argv) {
                              "SELECT build_size::text FROM runtime.runtime_releases "
                              "WHERE id = $1",
                              {id})[0];
+    // GNU tar on the same pack (B's local copy of it), for the unpack's share.
+    const std::string object = projects_api::column(
+        db, "SELECT object FROM storage.blobs WHERE space = 'builds' AND key = $1", {id})[0];
+    const std::string copy =
+        nodeB.dataDir() + "/blobs/cache/" + object.substr(0, object.find('/')) + "/" +
+        object.substr(object.find('/') + 1, 2) + "/" + object.substr(object.find('/') + 1);
+    const std::string into = scratch + "/tar" + std::to_string(round);
+    fs::create_directories(into);
+    start = Clock::now();
+    const std::string tar = "tar --warning=no-unknown-keyword -xzf " + copy + " -C " + into;
+    if (std::system(tar.c_str()) != 0) {
+      std::fprintf(stderr, "%s failed\n", tar.c_str());
+      return 1;
+    }
+    gnu_tar.push_back(msSince(start));
     size_note = m[1].str() + " entries, " + std::to_string(std::stoll(m[2].str()) / (1024 * 1024)) +
                 " MB unpacked, pack " + std::to_string(std::stoll(pack_size) / 1024) +
                 " KB; upload " + std::to_string(archive.size() / 1024) + " KB";
     std::printf(
-        "round %d: A upload to live %.0f ms, B materialise %.0f ms, B first answer %.0f ms\n",
-        round + 1, build, unpack, answer);
+        "round %d: A upload to live %.0f ms, B materialise %.0f ms (fetch %s, check %s, unpack "
+        "%s; tar xzf of the pack %.0f), B first answer %.0f ms\n",
+        round + 1, build, unpack, m[4].str().c_str(), m[5].str().c_str(), m[6].str().c_str(),
+        gnu_tar.back(), answer);
     builds.push_back(build);
     materialised.push_back(unpack);
     first_answers.push_back(answer);
   }
   removeTree(scratch);
   const double build = median(builds), unpack = median(materialised),
-               answer = median(first_answers);
+               answer = median(first_answers), tar = median(gnu_tar);
   std::printf(
       "typical Node release (%s), median of %d: build on A (upload to live) %.0f ms, "
-      "materialise on B %.0f ms (ratio %.2fx of the build), B's first answer (materialise + app "
-      "start) %.0f ms\n",
-      size_note.c_str(), rounds, build, unpack, unpack / build, answer);
+      "materialise on B %.0f ms (ratio %.2fx of the build; tar xzf of the pack %.0f ms), B's "
+      "first answer (materialise + app start) %.0f ms\n",
+      size_note.c_str(), rounds, build, unpack, unpack / build, tar, answer);
   return 0;
 }

@@ -177,6 +177,7 @@ std::optional<Error> ReleaseFetch::make(const std::string& project_id,
   if (!blob.path)
     return Error::unavailable("the files of release " + release_id +
                               " could not be fetched: the blob store gave no local path");
+  const auto fetched = Clock::now();
   common::Fd file(::open(blob.path->c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
   if (!file.valid())
     return Error::unavailable("the files of release " + release_id +
@@ -196,6 +197,7 @@ std::optional<Error> ReleaseFetch::make(const std::string& project_id,
     return Error::unavailable(why);
   }
 
+  const auto checked = Clock::now();
   const std::string project_dir = ctx_.config.releases_dir + "/" + project_id;
   fs::create_directories(project_dir);
   ::chmod(project_dir.c_str(), 0755);  // the apps' user passes through (the release is theirs)
@@ -213,12 +215,15 @@ std::optional<Error> ReleaseFetch::make(const std::string& project_id,
     platform_log_(project_id, why);
     return Error::unavailable(why);
   }
-  const auto ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count();
+  auto ms = [](Clock::time_point from, Clock::time_point to) {
+    return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(to - from).count());
+  };
+  const auto now = Clock::now();
   const std::string what =
       "release " + release_id + " unpacked on this node from its packed build (" +
       std::to_string(packed.entries) + " entries, " + std::to_string(unpacked.bytes) + " bytes, " +
-      std::to_string(ms) + " ms)";
+      ms(started, now) + " ms: fetch " + ms(started, fetched) + ", check " + ms(fetched, checked) +
+      ", unpack " + ms(checked, now) + ")";
   log.info(what);
   platform_log_(project_id, what);
   return std::nullopt;
