@@ -21,6 +21,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -206,6 +207,12 @@ int main(int argc, char** argv) {
   const std::string log_copy = env("BERTH_SOAK_LOG", "/tmp/bench-soak-berthd.log");
   std::ofstream(log_copy) << server.output();
   std::printf("berthd's log: %s\n", log_copy.c_str());
+  // The edge's error log says why nginx answered a 502 itself (refused, reset, closed early).
+  const std::string edge_copy = env("BERTH_SOAK_EDGE_LOG", "/tmp/bench-soak-edge-error.log");
+  std::error_code copy_error;
+  std::filesystem::copy_file(server.dataDir() + "/edge/error.log", edge_copy,
+                             std::filesystem::copy_options::overwrite_existing, copy_error);
+  if (!copy_error) std::printf("the edge's error log: %s\n", edge_copy.c_str());
   if (!server.running()) {
     std::printf("berthd is no longer running:\n%s\n", server.output().c_str());
     return 1;

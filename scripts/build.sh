@@ -5,10 +5,20 @@ cd "$(dirname "$0")/.."
 build_dir=${BUILD_DIR:-build}
 sanitize=OFF
 type=RelWithDebInfo
-if [ "${BERTH_SANITIZE:-0}" = "1" ]; then sanitize=ON; type=Debug; fi
+compilers=()
+if [ "${BERTH_SANITIZE:-0}" = "1" ]; then
+  sanitize=ON
+  type=Debug
+  # Debian's clang compiles an unoptimised, instrumented file in about two thirds of GCC's
+  # time (19.4 s -> 12.7 s for one of projects' route files), and the sanitizer build is the
+  # longest part of CI. CC/CXX set by the caller win; a folder configured before keeps its own.
+  if [ -z "${CXX:-}" ] && command -v clang++ >/dev/null && [ ! -f "$build_dir/CMakeCache.txt" ]; then
+    compilers=(-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++)
+  fi
+fi
 # BERTH_WERROR=1 (CI): compiler warnings are errors.
 werror=OFF
 if [ "${BERTH_WERROR:-0}" = "1" ]; then werror=ON; fi
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=$type -DBERTH_SANITIZE=$sanitize \
-  -DBERTH_WERROR=$werror >/dev/null
+  -DBERTH_WERROR=$werror "${compilers[@]}" >/dev/null
 cmake --build "$build_dir" -j "${BUILD_JOBS:-$(nproc)}" "$@"

@@ -1,4 +1,4 @@
-// fuzz-link: yaml-cpp
+// fuzz-link: yaml-cpp PkgConfig::LIBPQ
 // fuzz-sources: core/src/config/settings.cpp core/src/config/yaml_source.cpp
 // fuzz-sources: core/src/config/yaml_to_json.cpp core/src/config/yaml_value_reader.cpp
 // fuzz-sources: core/src/config/config_text.cpp core/src/config/listen_address.cpp

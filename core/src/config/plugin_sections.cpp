@@ -112,7 +112,11 @@ nlohmann::json applyPluginKeys(const Settings& settings, const std::string& plug
     section = found->second;
   }
 
-  for (auto& [name, value] : section.items()) {
+  for (auto item : section.items()) {
+    // Not structured bindings: the lambda below captures the name, which clang before 16
+    // refuses for a binding (the sanitizer build uses Debian's clang 14).
+    const std::string name = item.key();
+    nlohmann::json& value = item.value();
     auto key = std::find_if(keys.begin(), keys.end(),
                             [&name](const PluginKey& k) { return k.name == name; });
     if (key == keys.end()) {
