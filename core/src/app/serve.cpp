@@ -18,6 +18,7 @@
 #include "app/core_routes.hpp"
 #include "auth/accounts.hpp"
 #include "auth/sessions.hpp"
+#include "cluster/live_nodes.hpp"
 #include "config/install_layout.hpp"
 #include "db/migrator.hpp"
 #include "edge/edge.hpp"
@@ -85,6 +86,7 @@ EdgeLayout edgeLayout(const Settings& settings, const Router& router, uint16_t b
       layout.spooled_routes.push_back({route->method, route->pattern, route->max_body_bytes});
   layout.project_route_prefixes = projectRoutePrefixes(router);
   layout.edge_proof = edgeProof();
+  layout.forward_proof = clusterSecret();
   layout.console_dir = defaultShareDir() + "/console";
   return layout;
 }
@@ -119,6 +121,14 @@ int runServe(const Settings& settings) {
   warnIfConfigIsReadable(settings);
 
   ControlPlane cp = ControlPlane::open(settings);
+  // What this node registers for the others (its heartbeat writes it) and the secret that
+  // marks a request another node's edge forwarded here (cluster/live_nodes.hpp).
+  setThisNode(nodeAddress(settings), settings.cluster.labels);
+  if (thisNodeAddress().empty())
+    logLine(*log, spdlog::level::warn, "", "",
+            "the edge listens on a wildcard address: other "
+            "nodes cannot proxy project traffic to this one until cluster.node_address is set");
+  loadClusterSecret(*cp.pool);
   // Declared before the accounts that use it, so it outlives them.
   AuthCache auth_cache(cp.pool->url(), std::chrono::seconds(60));
   auth_cache.start();

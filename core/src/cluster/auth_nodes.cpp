@@ -6,6 +6,7 @@
 
 #include "auth/accounts.hpp"
 #include "auth/auth_cache.hpp"
+#include "cluster/live_nodes.hpp"
 #include "log/logging.hpp"
 
 namespace berth::core {
@@ -82,7 +83,9 @@ NodeHeartbeat::NodeHeartbeat(std::string database_url, AuthCache& cache)
     : cache_(cache),
       pool_(std::move(database_url), 1, std::chrono::seconds(2)),
       id_(randomHex(8)),
-      host_(hostName()) {}
+      host_(hostName()) {
+  setThisNodeId(id_);
+}
 
 NodeHeartbeat::~NodeHeartbeat() {
   stop();
@@ -163,9 +166,9 @@ void NodeHeartbeat::beat() {
                   " s and it was counted gone; registered again with an emptied auth cache");
     cache_.endLease();
     r = pool_.exec(
-        "INSERT INTO core.nodes (id, host, pid, applied) "
-        "SELECT $1, $2, $3, n FROM core.auth_changes RETURNING applied",
-        {id_, host_, std::to_string(::getpid())});
+        "INSERT INTO core.nodes (id, host, pid, applied, address, labels) "
+        "SELECT $1, $2, $3, n, $4, $5::jsonb FROM core.auth_changes RETURNING applied",
+        {id_, host_, std::to_string(::getpid()), thisNodeAddress(), thisNodeLabels().dump()});
     cache_.clear();
     registered_ = true;
     inserted = true;
@@ -177,6 +180,27 @@ void NodeHeartbeat::beat() {
   // What the row holds now; a newer `applied` (the catch-up above) is written at once.
   written_ = inserted ? current : applied;
   cache_.renewLease(began + kCacheLease);
+  try {
+    readLiveNodes();
+  } catch (const std::exception&) {
+    // The last list stays; the next beat reads it again (the beat itself succeeded).
+  }
+}
+
+void NodeHeartbeat::readLiveNodes() {
+  // Who may be proxied to (cluster/live_nodes.hpp): the same bound as waitUntilInForce's.
+  auto r = pool_.exec(
+      "SELECT id, address, labels::text FROM core.nodes "
+      "WHERE heartbeat_at > now() - make_interval(secs => $1::double precision / 1000) "
+      "ORDER BY id",
+      {std::to_string(kGoneAfter.count())});
+  std::vector<LiveNode> nodes;
+  for (int i = 0; i < r.rows(); ++i) {
+    auto labels = nlohmann::json::parse(r.value(i, 2), nullptr, false);
+    nodes.push_back(
+        {r.value(i, 0), r.value(i, 1), labels.is_object() ? labels : nlohmann::json::object()});
+  }
+  setLiveNodes(std::move(nodes));
 }
 
 }  // namespace berth::core

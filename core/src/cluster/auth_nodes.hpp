@@ -62,7 +62,8 @@ struct InForce {
 InForce waitUntilInForce(Pool& pool, std::chrono::milliseconds bound);
 
 // This berthd's row in core.nodes, beaten every second on a connection of its own; removed on
-// stop(). It keeps `cache` caught up and its lease renewed.
+// stop(). It keeps `cache` caught up and its lease renewed, registers this node's project
+// address and labels, and reads the live nodes at each beat (cluster/live_nodes.hpp).
 class NodeHeartbeat {
  public:
   NodeHeartbeat(std::string database_url, AuthCache& cache);
@@ -79,6 +80,7 @@ class NodeHeartbeat {
  private:
   void loop();
   void beat();
+  void readLiveNodes();  // after each beat: the live nodes' addresses (live_nodes.hpp)
 
   AuthCache& cache_;
   Pool pool_;

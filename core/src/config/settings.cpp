@@ -11,6 +11,7 @@
 
 #include <libpq-fe.h>
 
+#include "cluster/live_nodes.hpp"
 #include "config/config_text.hpp"
 #include "config/install_layout.hpp"
 #include "config/yaml_source.hpp"
@@ -63,7 +64,8 @@ const OverrideKeys kOverrideKeys = {.lists = {"plugins.enabled"},
                                                "edge.cache_max_size",
                                                "plugins.dir",
                                                "plugins.enabled",
-                                               "jobs.threads"}};
+                                               "jobs.threads",
+                                               "cluster.node_address"}};
 
 // Why libpq cannot read a connection string; nullopt when it can (an empty one included).
 // libpq quotes a URI it cannot read whole: the quote is cut out, as it may hold a password.
@@ -280,12 +282,52 @@ void readJobs(const YamlValueReader& reader, const YAML::Node& node, Settings& s
                                  }}});
 }
 
+void readCluster(const YamlValueReader& reader, const YAML::Node& node, const std::string& file,
+                 ClusterSettings& c) {
+  reader.section(
+      node, "cluster",
+      {{"node_address",
+        [&](const YAML::Node& v) {
+          const std::string text = reader.text(v, "cluster.node_address");
+          if (text.empty()) return;
+          ListenAddress address = parseListen(text, file + ": cluster.node_address");
+          if (!isNodeAddress(address.str()))
+            reader.fail("cluster.node_address",
+                        "expected an IP address and port the other nodes reach this one at, "
+                        "such as 10.0.0.5:8080 or [fd00::5]:8080 (not a name, not 0.0.0.0), "
+                        "got " +
+                            text);
+          c.node_address = address;
+        }},
+       {"labels", [&](const YAML::Node& v) {
+          c.labels = nlohmann::json::object();
+          if (v.IsNull()) return;
+          if (!v.IsMap())
+            reader.fail("cluster.labels",
+                        "expected a map of label to text such as {region: eu-west}, got " +
+                            describeYaml(v));
+          for (const auto& entry : v) {
+            const std::string name = entry.first.Scalar();
+            if (!entry.second.IsScalar())
+              reader.fail("cluster.labels." + name,
+                          "expected a text, got " + describeYaml(entry.second));
+            c.labels[name] = entry.second.Scalar();
+          }
+        }}});
+}
+
 void setDefaults(Settings& s) {
   s.plans = {{"free", 3}, {"hobby", 10}, {"pro", std::nullopt}, {"scale", std::nullopt}};
   s.plan_order = {"free", "hobby", "pro", "scale"};
 }
 
 }  // namespace
+
+std::string nodeAddress(const Settings& settings) {
+  if (settings.cluster.node_address) return settings.cluster.node_address->str();
+  const ListenAddress& edge = settings.project_listen ? *settings.project_listen : settings.listen;
+  return defaultNodeAddress(edge.host, edge.port);
+}
 
 std::string publicUrl(const Settings& settings) {
   return settings.public_url.empty() ? "http://" + settings.listen.str() : settings.public_url;
@@ -323,6 +365,8 @@ Settings loadSettings(const std::string& file, const std::vector<Override>& over
       readJobs(reader, value, s);
     } else if (key == "sessions") {
       readSessions(reader, value, s);
+    } else if (key == "cluster") {
+      readCluster(reader, value, file, s.cluster);
     } else if (value.IsMap() || value.IsNull()) {
       // A plugin's section (null: every key of it commented out). Whether a plugin of that
       // name exists is known only after loading them: see checkUnclaimedSections.
@@ -330,7 +374,7 @@ Settings loadSettings(const std::string& file, const std::vector<Override>& over
     } else {
       reader.fail(key,
                   "unknown key (core keys: server, data_dir, database, log, edge, plugins, plans, "
-                  "jobs, sessions; a plugin's keys sit in a map named after its id)");
+                  "jobs, sessions, cluster; a plugin's keys sit in a map named after its id)");
     }
   }
 

@@ -55,6 +55,14 @@ struct PluginsSettings {
   std::vector<std::string> enabled;  // ids to load
 };
 
+// Several berthd nodes on one control plane (cluster/live_nodes.hpp).
+struct ClusterSettings {
+  // cluster.node_address: where the other nodes' edges reach this node's project traffic, an
+  // IP literal and port; unset: server.project_listen, else server.listen.
+  std::optional<ListenAddress> node_address;
+  nlohmann::json labels = nlohmann::json::object();  // cluster.labels: {name: text}
+};
+
 struct Settings {
   std::string file;                             // the file read (for error messages)
   ListenAddress listen;                         // server.listen
@@ -69,6 +77,7 @@ struct Settings {
   LogSettings log;
   EdgeSettings edge;
   PluginsSettings plugins;
+  ClusterSettings cluster;
   std::map<std::string, std::optional<int64_t>> plans;  // plan -> project limit (nullopt: none)
   std::vector<std::string> plan_order;                  // lowest first
   int job_threads = 4;
@@ -92,6 +101,10 @@ struct Override {
 // naming the key and the file. Relative data_dir and plugins.dir are resolved against the
 // directory berthd was started in.
 Settings loadSettings(const std::string& file, const std::vector<Override>& overrides);
+
+// The address this node registers for project traffic: cluster.node_address, else the edge's
+// project listen address when the others can reach it ("" when it is a wildcard).
+std::string nodeAddress(const Settings& settings);
 
 // Parses "host:port"; throws ConfigError(what) when malformed.
 ListenAddress parseListen(const std::string& value, const std::string& what);

@@ -146,6 +146,20 @@ CREATE TABLE core.nodes (
   applied bigint NOT NULL  -- the last core.auth_changes.n the node's cache has caught up with
 );
 )sql"},
+      // Several nodes serve any project (cluster/live_nodes.hpp): each registers the address
+      // other nodes' edges proxy project traffic to (cluster.node_address) and its labels
+      // (cluster.labels). The cluster secret, made by the first node to start, marks a request
+      // one node's edge forwarded to another (X-Berth-Forwarded): such a request is served
+      // where it arrives, never forwarded again, and no client can forge it.
+      Migration{"core", 6, "cluster_nodes", R"sql(
+ALTER TABLE core.nodes
+  ADD COLUMN address text NOT NULL DEFAULT '',  -- host:port of the node's project edge
+  ADD COLUMN labels jsonb NOT NULL DEFAULT '{}'::jsonb;
+CREATE TABLE core.cluster_secret (
+  only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+  secret text NOT NULL
+);
+)sql"},
   };
 }
 

@@ -115,6 +115,7 @@ class ConfigWriter {
     requireNormalOnce(layout_.app_rules, "edge app", checkedEdgeAppRule,
                       [](const EdgeAppRule& rule) { return rule.host; });
     checkEdgeProof(layout_.edge_proof);
+    checkEdgeProof(layout_.forward_proof);
     main();
     out_ << "http {\n";
     http();
@@ -389,6 +390,8 @@ class ConfigWriter {
     jsonErrorLocation("@berth_file_404", 404, "no such file");
     jsonErrorLocation("@berth_app_502", 502, "the app is not answering; try again");
     jsonErrorLocation("@berth_app_504", 504, "the app took too long to answer");
+    jsonErrorLocation("@berth_node_502", 502,
+                      "the node that runs this project's app is not answering; try again");
   }
 
   // Targets of X-Accel-Redirect answers from berthd; never reachable from outside.
@@ -439,6 +442,25 @@ class ConfigWriter {
     appProxy("_berth_cache/[0-9]+/[0-9]+");
     line(3, "add_header x-berth-cache MISS always;");
     line(2, "}");
+    if (!layout_.forward_proof.empty()) nodeProxy();
+  }
+
+  // To the edge of the node that runs a project's app (berthd checked the address against
+  // the live nodes'): the client's method, Host, path and query, the body and the answer
+  // streamed as to an app, marked as forwarded with the cluster secret so that the receiver
+  // serves it itself. The address is an IP literal, so no resolver is needed.
+  void nodeProxy() {
+    line(2,
+         "location ~ "
+         "\"^/_berth_node/(?<berth_node>[0-9.]+:[0-9]+|\\[[0-9a-fA-F:.]+\\]:[0-9]+)/\" {");
+    line(3, "internal;");
+    line(3, "proxy_pass http://$berth_node$request_uri;");
+    line(3, "proxy_method $berth_method;");
+    toApp("$connection_upgrade", "off", layout_.forward_proof);
+    line(3, "error_page 502 = @berth_node_502;");
+    line(3, "error_page 504 = @berth_app_504;");
+    line(3, "error_page 500 = @berth_500;");
+    line(2, "}");
   }
 
   void fastcgiLocation(const std::string& prefix, std::optional<uint32_t> cache_ttl) {
@@ -480,6 +502,7 @@ class ConfigWriter {
         // berthd's secrets never reach an app (a schedule's run carries the node proof).
         {"HTTP_X_BERTH_EDGE_PROOF", "\"\""},
         {"HTTP_X_BERTH_NODE_PROOF", "\"\""},
+        {"HTTP_X_BERTH_FORWARDED", "\"\""},
     };
     for (const auto& [name, value] : params)
       line(depth, "fastcgi_param " + name + " " + value + ";");
@@ -511,7 +534,8 @@ class ConfigWriter {
   // What every proxying to an app says: the client's facts in headers, long timeouts, and
   // nothing the app answers may steer the edge. `connection` is the Connection header's
   // variable; `request_buffering` is "on" or "off".
-  void toApp(const std::string& connection, const std::string& request_buffering) {
+  void toApp(const std::string& connection, const std::string& request_buffering,
+             const std::string& forwarded = "\"\"") {
     line(3, "proxy_http_version 1.1;");
     line(3, "proxy_set_header Host $http_host;");
     line(3, "proxy_set_header Upgrade $http_upgrade;");
@@ -524,6 +548,8 @@ class ConfigWriter {
     // berthd's secrets never reach an app (a schedule's run carries the node proof).
     line(3, "proxy_set_header X-Berth-Edge-Proof \"\";");
     line(3, "proxy_set_header X-Berth-Node-Proof \"\";");
+    // The cluster secret reaches another node's edge only (nodeProxy), never an app.
+    line(3, "proxy_set_header X-Berth-Forwarded " + forwarded + ";");
     line(3, "proxy_request_buffering " + request_buffering + ";");
     line(3, "proxy_buffering on;");
     line(3, "proxy_connect_timeout 10s;");

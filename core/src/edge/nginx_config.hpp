@@ -84,6 +84,10 @@ struct EdgeLayout {
   // Sent to berthd with every request (X-Berth-Edge-Proof): lower-case hex, new at every start
   // of berthd. The file holding it is written 0600.
   std::string edge_proof;
+  // The cluster secret (cluster/live_nodes.hpp), lower-case hex: sent as X-Berth-Forwarded with
+  // every request this edge forwards to another node's edge (/_berth_node/), and blanked
+  // towards every app. Empty: this edge forwards nothing.
+  std::string forward_proof;
   // The web console's files (share/berth/console), served on the API host at /console/; empty:
   // no console locations.
   std::string console_dir;

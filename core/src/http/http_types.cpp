@@ -63,6 +63,12 @@ HttpResponse HttpResponse::proxy(int port, const std::string& raw_path_and_query
   return accelRedirect("/_berth_proxy/" + std::to_string(port), raw_path_and_query);
 }
 
+HttpResponse HttpResponse::proxyNode(const std::string& address,
+                                     const std::string& raw_path_and_query) {
+  // The edge's location sends $request_uri (the client's own target); this one is for its log.
+  return accelRedirect("/_berth_node/" + address, raw_path_and_query);
+}
+
 HttpResponse HttpResponse::fastcgi(int port, const std::string& root_below_data_dir,
                                    const std::string& script, const std::string& query,
                                    std::optional<uint32_t> cache_ttl) {

@@ -61,6 +61,9 @@ struct HttpResponse {
   static HttpResponse file(const std::string& absolute_path, const std::string& data_dir,
                            const std::string& content_type);
   static HttpResponse proxy(int port, const std::string& raw_path_and_query);
+  // To another node's edge at `address` (an IP literal and port the caller checked against
+  // the live nodes), the request as the client sent it, marked as forwarded.
+  static HttpResponse proxyNode(const std::string& address, const std::string& raw_path_and_query);
   // As proxy, through the edge cache location of that ttl (see EdgeLayout's cache rules).
   static HttpResponse proxyCached(int port, uint32_t ttl_seconds,
                                   const std::string& raw_path_and_query);

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cluster/live_nodes.hpp"
 #include "edge/nginx_config.hpp"
 #include "http/edge_trust.hpp"
 #include "log/logging.hpp"
@@ -83,6 +84,13 @@ std::optional<std::string> coreSettingValue(const CoreParts& parts, std::string_
   if (key == "edge.body_dir") return edgeBodyDir(settings.data_dir);
   // Proves berthd's own requests through the edge (scheduled runs); new at every start.
   if (key == "server.node_proof") return nodeProof();
+  // Several nodes (cluster/live_nodes.hpp): this node's id in core.nodes (new at each start),
+  // its registered project address, the live nodes as JSON, and the cluster secret that marks
+  // a request another node's edge forwarded (X-Berth-Forwarded).
+  if (key == "cluster.node_id") return thisNodeId();
+  if (key == "cluster.node_address") return thisNodeAddress();
+  if (key == "cluster.nodes") return liveNodesJson();
+  if (key == "cluster.forward_proof") return clusterSecret();
   // Not database.url nor database.tenants_url: each carries a superuser's password, and no
   // plugin is handed one. A plugin reaches the control plane through db_session_open and
   // project databases through the core's service core.tenant_databases.v1.

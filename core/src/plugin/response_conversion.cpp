@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cluster/live_nodes.hpp"
 #include "edge/edge_cache.hpp"
 #include "log/logging.hpp"
 #include "plugin/abi_views.hpp"
@@ -44,6 +45,8 @@ bool hasLineBreak(std::string_view text) {
 constexpr std::string_view kCacheTtlHeader = "x-berth-cache-ttl";
 constexpr std::string_view kFastCgiRootHeader = "x-berth-fastcgi-root";
 constexpr std::string_view kFastCgiScriptHeader = "x-berth-fastcgi-script";
+// Responder::proxyToNode: the id of the live node whose edge takes the request.
+constexpr std::string_view kProxyNodeHeader = "x-berth-proxy-node";
 
 bool sameLowercase(std::string_view name, std::string_view lower) {
   if (name.size() != lower.size()) return false;
@@ -54,7 +57,7 @@ bool sameLowercase(std::string_view name, std::string_view lower) {
 
 bool isReservedHeader(std::string_view name) {
   return sameLowercase(name, kCacheTtlHeader) || sameLowercase(name, kFastCgiRootHeader) ||
-         sameLowercase(name, kFastCgiScriptHeader);
+         sameLowercase(name, kFastCgiScriptHeader) || sameLowercase(name, kProxyNodeHeader);
 }
 
 std::optional<std::string_view> reservedHeader(const berth_response& response,
@@ -153,6 +156,24 @@ int proxyPort(std::string_view body) {
   return port;
 }
 
+// A PROXY answer naming a node (Responder::proxyToNode): only to a live node's registered
+// address, only for project traffic, and never a request another node forwarded already.
+HttpResponse toNode(const std::string& node_id, const HttpRequest& request) {
+  if (!request.project_traffic) throw BadResponse("a proxy to a node for a request of the API");
+  if (node_id == thisNodeId()) throw BadResponse("a proxy to a node that is this node");
+  if (clusterSecret().empty()) throw BadResponse("a proxy to a node without a cluster secret");
+  std::optional<std::string> address = liveNodeAddress(node_id);
+  if (!address) {
+    HttpResponse gone = HttpResponse::error(
+        503, "the node that runs this project's app is gone or unreachable; try again shortly");
+    gone.headers.emplace_back("Retry-After", "2");
+    return gone;
+  }
+  const std::string target =
+      request.query.empty() ? request.raw_path : request.raw_path + "?" + request.query;
+  return HttpResponse::proxyNode(*address, target);
+}
+
 HttpResponse convert(const berth_response& response, const HttpRequest& request,
                      const std::string& data_dir) {
   if (response.struct_size < sizeof(berth_response))
@@ -182,6 +203,10 @@ HttpResponse convert(const berth_response& response, const HttpRequest& request,
       break;
     }
     case BERTH_RESPONSE_PROXY: {
+      if (std::optional<std::string_view> node = reservedHeader(response, kProxyNodeHeader)) {
+        http = toNode(std::string(*node), request);
+        break;
+      }
       const int port = proxyPort(view(response.body));
       const std::string target =
           request.query.empty() ? request.raw_path : request.raw_path + "?" + request.query;

@@ -1,5 +1,7 @@
 #include "gateway.hpp"
 
+#include <berth/cluster.hpp>
+
 #include <set>
 
 #include "gateway_app_spec.hpp"
@@ -106,7 +108,8 @@ Gateway::Gateway(Context& context)
       edge_apps_([&context](const std::vector<berth::EdgeAppRule>& rules) {
         publishAppRules(context, rules);
       }),
-      edge_files_(context) {}
+      edge_files_(context),
+      owners_(context) {}
 
 void Gateway::handle(const Request& request, Responder& responder) {
   dispatch(request, responder, kStartRetries);
@@ -124,6 +127,9 @@ void Gateway::dispatch(const Request& request, Responder& responder, int retries
     notes_.remember(request.id(), RequestNote{method == "GET" ? "" : method, schedule});
   std::shared_ptr<const ReleaseRecord> release = routing_.live(project.id);
   if (!release) throw Error::notFound(project.name + " has no live release yet");
+  // Owned by another node: its edge serves it, and this node needs no release files.
+  bool owned_elsewhere = false;
+  if (proxiedToOwner(project, *release, request, responder, owned_elsewhere)) return;
   // Built on another node: its folder is made here first, the request held meanwhile.
   if (!releaseFolderReady(context_, *release, request, responder,
                           [this, retries_left](const Request& again, Responder& answer) {
@@ -134,7 +140,7 @@ void Gateway::dispatch(const Request& request, Responder& responder, int retries
     case StartKind::Static:
       return serveStatic(project, *release, request, responder);
     case StartKind::Process:
-      return serveApp(project, *release, request, responder, retries_left);
+      return serveApp(project, *release, request, responder, retries_left, owned_elsewhere);
     case StartKind::Php: {
       std::optional<std::uint32_t> cache_ttl;
       if (EdgeCache::cacheableRequest(project, request)) {
@@ -176,17 +182,52 @@ void Gateway::serveStatic(const Project& project, const ReleaseRecord& release,
   responder.error(404, "no such file");
 }
 
+bool Gateway::proxiedToOwner(const Project& project, const ReleaseRecord& release,
+                             const Request& request, Responder& responder, bool& owned_elsewhere) {
+  // One node runs a project's app (AppOwners); PHP and static sites are served here.
+  if (release.kind != StartKind::Process || !directApp(release) || !owners_.enabled()) return false;
+  const bool forwarded = berth::forwardedByNode(*context_.services, request);
+  std::string owner;
+  try {
+    owner = owners_.claim(project.id);
+  } catch (const std::exception& e) {
+    // The control plane is out of reach: serving here beats failing the request.
+    context_.logger()
+        .withProject(project.name)
+        .warn(std::string("could not claim the app for this node (") + e.what() + "); served here");
+  }
+  switch (ownerAction(owner, forwarded)) {
+    case OwnerAction::ProxyToOwner:
+      berth::proxyToNode(responder, owner);
+      return true;
+    case OwnerAction::ServeHereAnyway:
+      owned_elsewhere = true;
+      context_.logger()
+          .withProject(project.name)
+          .warn("a request another node forwarded here while node " + owner +
+                " holds the app: served here, not forwarded again");
+      return false;
+    case OwnerAction::ServeHere:
+      return false;
+  }
+  return false;
+}
+
 void Gateway::serveApp(const Project& project, const ReleaseRecord& release, const Request& request,
-                       Responder& responder, int retries_left) {
-  startApp(project, release, berth::Exchange::make(request, responder), retries_left);
+                       Responder& responder, int retries_left, bool owned_elsewhere) {
+  startApp(project, release, berth::Exchange::make(request, responder), retries_left,
+           owned_elsewhere);
 }
 
 void Gateway::startApp(const Project& project, const ReleaseRecord& release,
-                       std::shared_ptr<berth::Exchange> exchange, int retries_left) {
+                       std::shared_ptr<berth::Exchange> exchange, int retries_left,
+                       bool owned_elsewhere) {
   const Request& request = exchange->request;
   std::shared_ptr<const AppSpec> spec = specFor(project, release);
   const bool cacheable = EdgeCache::cacheableRequest(project, request);
-  const bool direct = directApp(release);
+  // An app another node owns serves the request forwarded here, but the edge does not send
+  // this host's later requests to it: they go to the owner.
+  const bool direct = directApp(release) && !owned_elsewhere;
   std::vector<std::string> hosts = hostsOf(project, request.host());
   if (direct && project.cache_enabled && project.cache_ttl > 0) {
     // The edge will send these hosts' requests straight to the app: through the cache.
@@ -339,6 +380,7 @@ void Gateway::deleting(const nlohmann::json& payload) {
   edge_apps_.remove(project_id);
   edge_files_.forget(project_id);
   context_.apps->stop(project_id);
+  releaseClaim(project_id);
   idle_.forget(project_id);
   routing_.forgetProject(project_id);
   forgetSpec(project_id);
@@ -427,6 +469,31 @@ void Gateway::idleRound() {
     }
     edge_apps_.remove(project_id);
     if (app && app->state() != AppState::Stopped) app->stop();
+    releaseClaim(project_id);
+  }
+  // The claims of the apps running here stay this node's; stopped and crashed ones go.
+  try {
+    owners_.renew(context_.apps->active());
+  } catch (const std::exception& e) {
+    context_.logger().warn(std::string("could not renew this node's app claims: ") + e.what());
+  }
+}
+
+void Gateway::releaseClaim(const std::string& project_id) {
+  try {
+    owners_.release(project_id);
+  } catch (const std::exception&) {
+    // The next round's sweep (or the claim's expiry) removes it.
+  }
+}
+
+void Gateway::releaseOwnership() {
+  try {
+    owners_.releaseAll();
+  } catch (const std::exception& e) {
+    context_.logger().warn(
+        std::string("could not release this node's app claims (they expire in ") +
+        std::to_string(kClaimLasts.count()) + " s): " + e.what());
   }
 }
 
@@ -461,9 +528,10 @@ void registerGateway(berth::Registrar& r, Context& context) {
   r.job("edge_cache_refresh", std::chrono::seconds(3), [g](berth::JobContext&) { g->refresh(); });
 }
 
-void stopGateway(Context&) {
+void stopGateway(Context& context) {
   // Nothing runs on its own: the core has joined the jobs, and the apps stop with
-  // Context::apps after this.
+  // Context::apps after this. Their claims go first, so other nodes take them at once.
+  if (context.gateway) context.gateway->releaseOwnership();
 }
 
 }  // namespace berth::runtime

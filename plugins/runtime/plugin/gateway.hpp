@@ -9,6 +9,11 @@
 // to its port (EdgeApps), a static release's files are sent from the edge file tree
 // (EdgeFiles); berthd still answers whatever the edge does not find or cannot reach (a
 // stopped app's wake, 301s, 404s). Idle stop follows the access log (IdleStop).
+//
+// With several nodes, a process app (not PHP) has one owner node (AppOwners): a request that
+// reaches another node is forwarded to the owner's edge (berth/cluster.hpp), and a request
+// forwarded here is served here. Static sites and PHP are served by whichever node the
+// request reaches (README.md, "Several nodes").
 #pragma once
 #include <berth/plugin.hpp>
 
@@ -17,6 +22,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "app_owners.hpp"
 #include "context.hpp"
 #include "edge_cache.hpp"
 #include "gateway_edge_apps.hpp"
@@ -53,6 +59,8 @@ class Gateway {
   // Every second: idle apps are stopped (their edge rule removed first), rules follow
   // crashed and restarted apps.
   void idleRound();
+  // This node stops: its app owner claims go, so the next request starts the apps elsewhere.
+  void releaseOwnership();
 
  private:
   // handle(), for a request that may be served again `retries_left` times when the app it
@@ -60,19 +68,28 @@ class Gateway {
   void dispatch(const berth::Request& request, berth::Responder& responder, int retries_left);
   void serveStatic(const Project& project, const ReleaseRecord& release,
                    const berth::Request& request, berth::Responder& responder);
+  // Another node owns the project's process app: the request goes to its edge (true). A
+  // request forwarded here, PHP and static releases are served here (false).
+  // `owned_elsewhere`: set when the request was forwarded here while another node owns it.
+  bool proxiedToOwner(const Project& project, const ReleaseRecord& release,
+                      const berth::Request& request, berth::Responder& responder,
+                      bool& owned_elsewhere);
   void serveApp(const Project& project, const ReleaseRecord& release, const berth::Request& request,
-                berth::Responder& responder, int retries_left);
+                berth::Responder& responder, int retries_left, bool owned_elsewhere = false);
   // Asks for the release's app and proxies the exchange to it. A start ended by a restart
   // (a secret change) or by another release going live is asked again, of what is live now,
   // up to `retries_left` times: the request is served by the replacement, not failed.
   void startApp(const Project& project, const ReleaseRecord& release,
-                std::shared_ptr<berth::Exchange> exchange, int retries_left);
+                std::shared_ptr<berth::Exchange> exchange, int retries_left,
+                bool owned_elsewhere = false);
   // The app spec of the project's live release, built once (it asks the directory for the
   // database and secrets) and kept until the release or a secret changes.
   std::shared_ptr<const AppSpec> specFor(const Project& project, const ReleaseRecord& release);
   void forgetSpec(const std::string& project_id);
   // Does the host still lead to the project? (false only when the directory says no)
   bool hostBelongs(const std::string& host, const std::string& project_id);
+  // Releases this node's claim on the project's app (errors: the next round sweeps it).
+  void releaseClaim(const std::string& project_id);
   // Drops the edge rules and tree entries of hosts that left their project.
   void keepOwnHosts();
 
@@ -83,6 +100,7 @@ class Gateway {
   EdgeApps edge_apps_;
   EdgeFiles edge_files_;
   IdleStop idle_;
+  AppOwners owners_;
   std::mutex specs_mutex_;
   std::unordered_map<std::string, std::shared_ptr<const AppSpec>> specs_;  // by project id
 };

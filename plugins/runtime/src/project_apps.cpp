@@ -77,6 +77,14 @@ std::optional<AppState> ProjectApps::state(const std::string& project_id) const 
   return it->second.app->state();
 }
 
+std::vector<std::string> ProjectApps::active() const {
+  std::lock_guard lock(mutex_);
+  std::vector<std::string> ids;
+  for (const auto& [id, entry] : apps_)
+    if (entry.app && entry.app->state() != AppState::Stopped) ids.push_back(id);
+  return ids;
+}
+
 std::shared_ptr<AppProcess> ProjectApps::find(const std::string& project_id) {
   std::lock_guard lock(mutex_);
   auto it = apps_.find(project_id);

@@ -33,6 +33,8 @@ class ProjectApps {
   void stopOtherThan(const std::string& project_id, const std::string& release_dir);
   std::optional<AppState> state(const std::string& project_id) const;
   std::shared_ptr<AppProcess> find(const std::string& project_id);  // setEnvironment, tests
+  // The projects whose app is starting or running here (their owner claims are renewed).
+  std::vector<std::string> active() const;
 
  private:
   struct Entry {
