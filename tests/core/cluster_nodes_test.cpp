@@ -45,6 +45,8 @@ TEST(NodeAddress, IpLiteralsAndPortsOnly) {
   EXPECT_FALSE(isNodeAddress("[fd00::5]"));
   EXPECT_FALSE(isNodeAddress(":8080"));
   EXPECT_FALSE(isNodeAddress(""));
+  EXPECT_FALSE(isNodeAddress("0.0.0.0:8080"));  // a wildcard names no machine
+  EXPECT_FALSE(isNodeAddress("[::]:8080"));
 }
 
 TEST(NodeAddress, DefaultFromTheListenAddress) {

@@ -15,6 +15,9 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
 #include <thread>
 
 #include "app_owner_rules.hpp"
@@ -69,18 +72,34 @@ std::string nodeYaml(const S3rverProcess& store, const std::string& credentials,
 }
 
 // Kills what a SIGKILLed berthd left running (its nginx, its apps): every process whose
-// command line or working folder names its data_dir.
+// command line or working folder names its data_dir, and their children (nginx's workers).
 void killLeftovers(const std::string& data_dir) {
+  std::map<int, int> parents;  // pid -> ppid
+  std::set<int> doomed;
   for (const auto& entry : fs::directory_iterator("/proc")) {
     const std::string name = entry.path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const int pid = std::stoi(name);
     std::ifstream in(entry.path() / "cmdline");
     std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     std::error_code ec;
     const std::string cwd = fs::read_symlink(entry.path() / "cwd", ec).string();
     if (cmdline.find(data_dir) != std::string::npos || cwd.rfind(data_dir, 0) == 0)
-      ::kill(std::stoi(name), SIGKILL);
+      doomed.insert(pid);
+    std::ifstream stat(entry.path() / "stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const size_t close = text.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(text.substr(close + 2));
+    std::string state;
+    int ppid = 0;
+    rest >> state >> ppid;
+    parents[pid] = ppid;
   }
+  for (int pass = 0; pass < 3; ++pass)
+    for (const auto& [pid, ppid] : parents)
+      if (doomed.contains(ppid)) doomed.insert(pid);
+  for (int pid : doomed) ::kill(pid, SIGKILL);
 }
 
 class ApiAppOwners : public ::testing::Test {

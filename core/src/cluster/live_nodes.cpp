@@ -40,6 +40,15 @@ bool isIpv6(const std::string& text) {
   return ::inet_pton(AF_INET6, text.c_str(), &out) == 1;
 }
 
+// 0.0.0.0 and :: name no machine another node could reach.
+bool isUnspecified(const std::string& host) {
+  in_addr v4{};
+  if (::inet_pton(AF_INET, host.c_str(), &v4) == 1) return v4.s_addr == 0;
+  in6_addr v6{};
+  if (::inet_pton(AF_INET6, host.c_str(), &v6) == 1) return IN6_IS_ADDR_UNSPECIFIED(&v6);
+  return false;
+}
+
 }  // namespace
 
 void setThisNode(std::string address, nlohmann::json labels) {
@@ -102,9 +111,11 @@ bool isNodeAddress(std::string_view address) {
       port < 1 || port > 65535)
     return false;
   const std::string host(address.substr(0, colon));
-  if (host.size() > 2 && host.front() == '[' && host.back() == ']')
-    return isIpv6(host.substr(1, host.size() - 2));
-  return isIpv4(host);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+    const std::string inner = host.substr(1, host.size() - 2);
+    return isIpv6(inner) && !isUnspecified(inner);
+  }
+  return isIpv4(host) && !isUnspecified(host);
 }
 
 std::string defaultNodeAddress(const std::string& host, uint16_t port) {
