@@ -1,8 +1,9 @@
 #include "project_settings.hpp"
 
+#include <berth/services/projects_cmd_change.hpp>
+
 #include <exception>
 
-#include "commands.hpp"
 #include "regions.hpp"
 
 namespace berth::projects {
@@ -16,7 +17,12 @@ ProjectRecord changeSettings(const Context& c, ProjectRecord project,
     project.region = *change.region;
   }
   if (change.cmd) {
-    if (auto problem = commandProblem(c, *change.cmd)) throw berth::Error::badRequest(*problem);
+    // The rules are whoever runs the command's (the runtime plugin's), asked through
+    // projects.cmd_change.v1; with nobody listening any command is stored, and the runtime
+    // checks it again before it runs it.
+    if (auto refusal =
+            berth::projects_cmd_change::firstRefusal(*c.services, {project.id, *change.cmd}))
+      throw berth::Error::badRequest(*refusal);
     project.cmd = *change.cmd;
   }
   if (change.cache_ttl) {

@@ -4,21 +4,27 @@
 #include <berth/util/json_text.hpp>
 #include <nlohmann/json.hpp>
 
-#include "commands.hpp"
-
 namespace berth::projects {
 
 namespace {
 
 namespace view_parts = berth::projects_view;
 
-// Asks whichever plugins own the Project's other fields (files, state, live release) about
-// these projects, in one event for all of them; a project nobody answered for, or an answer
-// that failed, shows the defaults (zeros, "stopped", null).
+// Asks whichever plugins own the Project's other fields (files, state, live release, runtime)
+// about these projects, in one event for all of them, with each one's start command (the
+// runtime is named from it); a project nobody answered for, or an answer that failed, shows
+// the defaults (zeros, "stopped", null).
 view_parts::ProjectFields askOtherPlugins(const Context& context,
-                                          const std::vector<std::string>& ids) {
+                                          const std::vector<const ProjectRecord*>& projects) {
+  std::vector<std::string> ids;
+  view_parts::Commands cmds;
+  ids.reserve(projects.size());
+  for (const ProjectRecord* p : projects) {
+    ids.push_back(p->id);
+    cmds.emplace(p->id, p->cmd);
+  }
   try {
-    view_parts::Collected collected = view_parts::collect(*context.services, ids);
+    view_parts::Collected collected = view_parts::collect(*context.services, ids, cmds);
     for (const std::string& problem : collected.problems)
       context.logger().warn("an answer to projects.view.v1 was left out: " + problem);
     return std::move(collected.fields);
@@ -83,7 +89,6 @@ void appendProject(std::string& out, const Context& context, const ProjectRecord
   auto given = parts.find(p.id);
   const view_parts::Fields& part = given != parts.end() ? given->second : kDefaults;
   const view_parts::Fields& files = options.zero_files ? kDefaults : part;
-  auto runtimeName = guessRuntime(context, p.cmd);
   ObjectText view(out);
   view.boolean("cache_enabled", p.cache_enabled)
       .number("cache_ttl", p.cache_ttl)
@@ -111,8 +116,8 @@ void appendProject(std::string& out, const Context& context, const ProjectRecord
     view.null("owner");
   }
   view.text("region", p.region);
-  if (runtimeName)
-    view.text("runtime", *runtimeName);
+  if (part.runtime)
+    view.text("runtime", *part.runtime);
   else
     view.null("runtime");
   view.text("state", view_parts::stateText(part));
@@ -128,17 +133,17 @@ void appendProject(std::string& out, const Context& context, const ProjectRecord
 std::string projectViewJson(const Context& context, const ProjectRecord& project,
                             const berth::Account* owner, ViewOptions options) {
   std::string out;
-  appendProject(out, context, project, owner, askOtherPlugins(context, {project.id}), options);
+  appendProject(out, context, project, owner, askOtherPlugins(context, {&project}), options);
   return out;
 }
 
 std::string projectListJson(const Context& context, const std::vector<ProjectRecord>& projects,
                             const Access& access) {
-  std::vector<std::string> ids;
-  ids.reserve(projects.size());
-  for (const auto& p : projects) ids.push_back(p.id);
+  std::vector<const ProjectRecord*> shown;
+  shown.reserve(projects.size());
+  for (const auto& p : projects) shown.push_back(&p);
   view_parts::ProjectFields parts =
-      projects.empty() ? view_parts::ProjectFields{} : askOtherPlugins(context, ids);
+      projects.empty() ? view_parts::ProjectFields{} : askOtherPlugins(context, shown);
   std::string out = "{\"projects\":[";
   out.reserve(projects.size() * 512 + 16);
   for (size_t i = 0; i < projects.size(); ++i) {

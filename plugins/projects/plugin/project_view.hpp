@@ -1,6 +1,6 @@
 // The Project schema of docs/openapi.yaml, filled from the record and from whichever plugins
 // answer the projects.view.v1 hook (<berth/services/projects_view.hpp>: files_count,
-// files_bytes, state, live; their defaults when none does). Written straight as
+// files_bytes, state, live, runtime; their defaults when none does). Written straight as
 // JSON text: GET /projects renders every project of the caller on every call, and building a
 // DOM to dump it was most of the route's time.
 #pragma once

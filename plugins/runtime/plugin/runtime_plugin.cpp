@@ -7,6 +7,7 @@
 #include "parts.hpp"
 #include "release_build.hpp"
 #include "shared_folder.hpp"
+#include "start_command_hooks.hpp"
 #include "start_commands_service.hpp"
 
 #include "berth_migrations_runtime.inc"
@@ -59,6 +60,7 @@ class RuntimePlugin final : public berth::Plugin {
     registerLogs(r, context_);
     registerStatusService(r, context_);
     registerStartCommandsService(r);
+    registerStartCommandHooks(r);
     registerReleasesService(r, context_);
     // The store, made in start(), keeps live releases while the core listens for their changes.
     ReleaseStore::LiveKept::listen(r, kLiveChannel, [this] {

@@ -6,8 +6,10 @@
  *  types, their JSON written and read once, and both ends of the exchange.
  *
  *  The projects plugin fires the event once for each answer that shows projects (one project,
- *  or every project of a list) with {ids: [project id]}, through Services::fireForAnswers. A
- *  plugin that owns fields subscribes with Registrar::hookAnswer and answers
+ *  or every project of a list) with {ids: [project id], cmds: {"<id>": cmd}}, through
+ *  Services::fireForAnswers: `cmds` holds each project's stored start command (the Project's
+ *  `cmd`, "" when none), so that a field derived from it needs no query (parseCmds; absent
+ *  reads as none). A plugin that owns fields subscribes with Registrar::hookAnswer and answers
  *  {"<id>": {<field>: value, ...}} with the fields it owns; the projects plugin merges the
  *  answers in load order (a later answer's field wins) over the defaults below.
  *
@@ -15,7 +17,9 @@
  *  - files_count, files_bytes: integers of 0 or more (default 0; the storage plugin);
  *  - state: "running" or "stopped" (default "stopped"; the runtime plugin);
  *  - live: {id, created_at, files, bytes} of the live release, or null (default null; the
- *    runtime plugin).
+ *    runtime plugin);
+ *  - runtime: the runtime the start command's first word names (Node, Static, Python, Ruby,
+ *    Go, PHP, Java, Rust), or null (default null; the runtime plugin, whose rules they are).
  *
  *  A contributor that cannot answer (its database is down) logs why and answers nothing: a
  *  refusal stops the event, so the contributors after it would not be asked. An answer the
@@ -65,6 +69,8 @@ struct Fields {
   int64_t files_bytes = 0;
   bool running = false;             ///< state "running" (else "stopped")
   std::optional<LiveRelease> live;  ///< null before the first release
+  /// the Project's `runtime`; null when none is named (or no plugin answers)
+  std::optional<std::string> runtime = std::nullopt;
 
   bool operator==(const Fields&) const = default;
 };
@@ -77,16 +83,38 @@ inline std::string_view stateText(const Fields& f) {
 /** By project id. */
 using ProjectFields = std::map<std::string, Fields>;
 
+/** Each project's stored start command, by project id. */
+using Commands = std::map<std::string, std::string>;
+
 // ---- the event's payload --------------------------------------------------------------------
 
 inline nlohmann::json idsJson(const std::vector<std::string>& ids) {
   return {{"ids", ids}};
 }
 
+/** The payload the projects plugin fires: the ids and each one's start command. */
+inline nlohmann::json payloadJson(const std::vector<std::string>& ids, const Commands& cmds) {
+  return {{"ids", ids}, {"cmds", cmds}};
+}
+
 /** @throw Error 400 "ids is required and must be an array of strings". */
 inline std::vector<std::string> parseIds(const nlohmann::json& payload) {
   return service_json::requiredTexts(payload, "ids",
                                      "ids is required and must be an array of strings");
+}
+
+/** The start commands of the payload; empty when it carries none.
+ *  @throw Error 400 "cmds must be an object of strings". */
+inline Commands parseCmds(const nlohmann::json& payload) {
+  const nlohmann::json* given = service_json::requestField(payload, "cmds");
+  if (given == nullptr) return {};
+  if (!given->is_object()) throw Error::badRequest("cmds must be an object of strings");
+  Commands out;
+  for (auto it = given->begin(); it != given->end(); ++it) {
+    if (!it.value().is_string()) throw Error::badRequest("cmds must be an object of strings");
+    out.emplace(it.key(), it.value().get<std::string>());
+  }
+  return out;
 }
 
 // ---- a contributor's answer: for each id, the fields it owns --------------------------------
@@ -100,6 +128,11 @@ inline nlohmann::json filesJson(int64_t files_count, int64_t files_bytes) {
 inline nlohmann::json stateJson(bool running, const std::optional<LiveRelease>& live) {
   return {{"state", running ? "running" : "stopped"},
           {"live", live ? toJson(*live) : nlohmann::json()}};
+}
+
+/** runtime of one project (null: its command names none). */
+inline nlohmann::json runtimeJson(const std::optional<std::string>& runtime) {
+  return {{"runtime", runtime ? nlohmann::json(*runtime) : nlohmann::json()}};
 }
 
 // ---- the projects plugin's side ---------------------------------------------------------------
@@ -133,6 +166,7 @@ inline void mergeAnswer(ProjectFields& fields, const std::vector<std::string>& i
         f.live = LiveRelease{live->text("id"), live->integer("created_at"), live->count("files"),
                              live->count("bytes")};
     }
+    if (named.contains("runtime")) f.runtime = part.textOrNull("runtime");
     merged.emplace_back(&id, std::move(f));
   }
   for (auto& [id, f] : merged) fields[*id] = std::move(f);
@@ -144,11 +178,11 @@ struct Collected {
   std::vector<std::string> problems;  ///< why each answer left out was
 };
 
-/** Fires the event for these ids and merges the answers.
- *  @throw Error as Services::fireForAnswers (a contributor refused). */
-inline Collected collect(const Services& services, const std::vector<std::string>& ids) {
+namespace detail {
+inline Collected collectFor(const Services& services, const std::vector<std::string>& ids,
+                            const nlohmann::json& payload) {
   Collected out;
-  for (const nlohmann::json& answer : services.fireForAnswers(kEvent, idsJson(ids))) {
+  for (const nlohmann::json& answer : services.fireForAnswers(kEvent, payload)) {
     try {
       mergeAnswer(out.fields, ids, answer);
     } catch (const Error& e) {
@@ -156,6 +190,20 @@ inline Collected collect(const Services& services, const std::vector<std::string
     }
   }
   return out;
+}
+}  // namespace detail
+
+/** Fires the event for these ids, with their start commands, and merges the answers (what the
+ *  projects plugin does).
+ *  @throw Error as Services::fireForAnswers (a contributor refused). */
+inline Collected collect(const Services& services, const std::vector<std::string>& ids,
+                         const Commands& cmds) {
+  return detail::collectFor(services, ids, payloadJson(ids, cmds));
+}
+
+/** The same with {ids} alone: no field derived from a command is answered. */
+inline Collected collect(const Services& services, const std::vector<std::string>& ids) {
+  return detail::collectFor(services, ids, idsJson(ids));
 }
 
 }  // namespace projects_view
