@@ -16,7 +16,10 @@ constexpr const char* kSearchPath = "SET LOCAL search_path = runtime, public";
 }  // namespace
 
 void flushLogs(Context& ctx) {
-  for (auto& [project_id, entries] : ctx.logs.take()) {
+  for (auto& batch : ctx.logs.take()) {
+    // Named references, not structured bindings: clang before 16 refuses to capture those.
+    const std::string& project_id = batch.first;
+    const auto& entries = batch.second;
     try {
       ctx.services->db().transaction([&](berth::Transaction& tx) {
         tx.exec(kSearchPath);
