@@ -4,7 +4,9 @@
 // it), the local copy for the edge (filled on first use, verified by size and SHA-256, dated
 // with the blob's time), a store that is down or silent (an error, nothing half-written),
 // credentials (a file other users can read is refused; a key the store does not know is
-// refused at start).
+// refused at start), the bound on the local copies (the least recently used evicted and
+// fetched again, a copy just used kept, copies left by an earlier run counted at start).
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 
@@ -233,6 +235,109 @@ TEST_F(S3BackendTest, AStoreThatIsDownFailsThePutAndWritesNothing) {
     }
     EXPECT_FALSE(fs::exists(backend->cachePath(o.object)));
   }
+}
+
+// Blobs of 30 KB put in the store (no local copy yet): name and bytes.
+struct Stored {
+  std::string object;
+  std::string bytes;
+  StoredObject meta;
+};
+
+Stored storeBlob(S3Backend& backend, char fill) {
+  Stored b{newObjectName("proj-lru"), std::string(30 * 1024, fill), {}};
+  b.meta = backend.putBytes(b.object, b.bytes);
+  return b;
+}
+
+TEST_F(S3BackendTest, CopiesPastTheBoundEvictTheLeastRecentlyUsed) {
+  // 100 KB of copies at most, no grace: three 30 KB copies fit, a fourth passes the bound.
+  S3Backend cache(settings(), root + "/bounded", 100 * 1024, std::chrono::milliseconds(0));
+  Stored a = storeBlob(cache, 'a'), b = storeBlob(cache, 'b'), c = storeBlob(cache, 'c'),
+         d = storeBlob(cache, 'd');
+  size_t evictions = 0;
+  cache.onEvicted([&](size_t n) { evictions += n; });
+  for (const Stored* blob : {&a, &b, &c}) ASSERT_TRUE(cache.localCopy(blob->object, blob->meta, 1));
+  EXPECT_EQ(cache.cachedBytes(), 90u * 1024);
+  EXPECT_EQ(evictions, 0u);
+  // a is read again: b is now the least recently used, though a was filled first.
+  ASSERT_TRUE(cache.localCopy(a.object, a.meta, 1));
+  ASSERT_TRUE(cache.localCopy(d.object, d.meta, 1));
+  EXPECT_EQ(evictions, 1u);
+  EXPECT_TRUE(fs::exists(cache.cachePath(a.object))) << "a recently used copy survives";
+  EXPECT_FALSE(fs::exists(cache.cachePath(b.object))) << "the least recently used goes";
+  EXPECT_TRUE(fs::exists(cache.cachePath(c.object)));
+  EXPECT_TRUE(fs::exists(cache.cachePath(d.object)));
+  EXPECT_EQ(cache.cachedBytes(), 90u * 1024);
+
+  // The evicted blob is fetched again on its next read, with its bytes; c goes in turn.
+  auto again = cache.localCopy(b.object, b.meta, 1);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(slurp(*again), b.bytes);
+  EXPECT_FALSE(fs::exists(cache.cachePath(c.object)));
+  EXPECT_EQ(cache.cachedCopies(), 3u);
+}
+
+TEST_F(S3BackendTest, ACopyBeingServedIsNotEvicted) {
+  // Its descriptor survives an unlink, but a path handed out and not yet opened would not:
+  // a copy used within the grace stays, even past the bound.
+  S3Backend cache(settings(), root + "/grace", 50 * 1024, std::chrono::minutes(1));
+  Stored a = storeBlob(cache, 'a'), b = storeBlob(cache, 'b');
+  auto first = cache.localCopy(a.object, a.meta, 1);
+  int fd = ::open(first->c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  ASSERT_TRUE(cache.localCopy(b.object, b.meta, 1));
+  EXPECT_TRUE(fs::exists(*first)) << "used a moment ago: not evicted";
+  EXPECT_EQ(cache.cachedBytes(), 60u * 1024);
+  ::close(fd);
+
+  // Without the grace it goes, and a descriptor opened before still reads every byte.
+  S3Backend strict(settings(), root + "/grace", 50 * 1024, std::chrono::milliseconds(0));
+  EXPECT_LE(strict.cachedBytes(), 45u * 1024) << "the bound applied at start";
+  Stored c = storeBlob(strict, 'c');
+  auto open_copy = strict.localCopy(c.object, c.meta, 1);
+  int open_fd = ::open(open_copy->c_str(), O_RDONLY);
+  ASSERT_GE(open_fd, 0);
+  Stored e = storeBlob(strict, 'e');
+  ASSERT_TRUE(strict.localCopy(e.object, e.meta, 1));
+  EXPECT_FALSE(fs::exists(*open_copy));
+  std::string read_back(c.bytes.size(), '\0');
+  EXPECT_EQ(::pread(open_fd, read_back.data(), read_back.size(), 0),
+            static_cast<ssize_t>(c.bytes.size()));
+  EXPECT_EQ(read_back, c.bytes) << "an open descriptor outlives the eviction";
+  ::close(open_fd);
+}
+
+TEST_F(S3BackendTest, CopiesLeftByAnEarlierRunCountAndTheBoundHoldsAtStart) {
+  std::string dir = root + "/restart";
+  std::vector<Stored> blobs;
+  {
+    S3Backend first(settings(), dir, 10 << 20, std::chrono::milliseconds(0));
+    for (char fill : {'w', 'x', 'y', 'z'}) {
+      blobs.push_back(storeBlob(first, fill));
+      ASSERT_TRUE(first.localCopy(blobs.back().object, blobs.back().meta, 1));
+    }
+    // The order of use an earlier run leaves: atime (set here, as relatime may not).
+    for (size_t i = 0; i < blobs.size(); ++i) {
+      timespec times[2] = {{static_cast<time_t>(1700000000 + i), 0}, {0, UTIME_OMIT}};
+      ASSERT_EQ(::utimensat(AT_FDCWD, first.cachePath(blobs[i].object).c_str(), times, 0), 0);
+    }
+  }
+  {
+    S3Backend counted(settings(), dir, 10 << 20, std::chrono::milliseconds(0));
+    EXPECT_EQ(counted.cachedCopies(), 4u) << "copies from before are counted";
+    EXPECT_EQ(counted.cachedBytes(), 120u * 1024);
+  }
+  // A smaller bound at start: the oldest two go, down to a tenth below 70 KB.
+  S3Backend bounded(settings(), dir, 70 * 1024, std::chrono::milliseconds(0));
+  EXPECT_EQ(bounded.cachedCopies(), 2u);
+  EXPECT_EQ(bounded.cachedBytes(), 60u * 1024);
+  EXPECT_FALSE(fs::exists(bounded.cachePath(blobs[0].object)));
+  EXPECT_FALSE(fs::exists(bounded.cachePath(blobs[1].object)));
+  EXPECT_TRUE(fs::exists(bounded.cachePath(blobs[2].object)));
+  EXPECT_TRUE(fs::exists(bounded.cachePath(blobs[3].object)));
+  auto back = bounded.localCopy(blobs[0].object, blobs[0].meta, 1);
+  EXPECT_EQ(slurp(*back), blobs[0].bytes) << "an evicted copy is fetched again, whole";
 }
 
 TEST_F(S3BackendTest, CredentialsTheStoreDoesNotKnowStopTheStart) {

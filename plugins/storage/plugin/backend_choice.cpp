@@ -23,6 +23,11 @@ void declareBackendConfig(berth::Registrar& r) {
               "backend s3: a request that connects no faster, or moves no data for this long, "
               "has failed (502)",
               berth::IntRange{1, 3600});
+  r.configInt("s3_cache_mb", 1024,
+              "backend s3: the most megabytes of local copies kept for the edge under "
+              "<root>/cache (1 to 16777216); past it the least recently used are removed and "
+              "fetched again when next read",
+              berth::IntRange{1, 16777216});
 }
 
 std::unique_ptr<BlobBackend> makeBackend(const berth::Services& services, const std::string& root) {
@@ -44,7 +49,8 @@ std::unique_ptr<BlobBackend> makeBackend(const berth::Services& services, const 
     throw berth::Error(std::string("storage: ") + e.what());
   }
   std::string where = settings.endpoint + " bucket " + settings.bucket;
-  auto backend = std::make_unique<S3Backend>(std::move(settings), root);
+  uint64_t cache_bytes = static_cast<uint64_t>(services.configValue<int64_t>("s3_cache_mb")) << 20;
+  auto backend = std::make_unique<S3Backend>(std::move(settings), root, cache_bytes);
   try {
     backend->probe();
   } catch (const BackendError& e) {
@@ -54,7 +60,9 @@ std::unique_ptr<BlobBackend> makeBackend(const berth::Services& services, const 
         std::string(e.what()));
   }
   services.logger().info("blobs are kept in S3 at " + where + "; local copies for the edge under " +
-                         root + "/cache");
+                         root + "/cache (" + std::to_string(backend->cachedCopies()) + " copies, " +
+                         std::to_string(backend->cachedBytes() >> 20) + " of at most " +
+                         std::to_string(cache_bytes >> 20) + " MB)");
   return backend;
 }
 

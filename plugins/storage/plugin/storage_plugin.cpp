@@ -4,12 +4,14 @@
 #include <berth/plugin.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
 
 #include "backend_choice.hpp"
 #include "blob_service.hpp"
 #include "context.hpp"
 #include "file_routes.hpp"
+#include "s3_backend.hpp"
 
 #include "berth_migrations_storage.inc"
 
@@ -114,6 +116,7 @@ class StoragePlugin final : public berth::Plugin {
     context_.quotas = std::make_unique<Quotas>(services, std::move(quota_settings));
     context_.store->setQuotas(context_.quotas.get());
     startEdgeTree(services, root + "/edge");
+    sweepTreeAfterEvictions();
     context_.started_at = unixNow();
     context_.work.start(2);
   }
@@ -140,6 +143,24 @@ class StoragePlugin final : public berth::Plugin {
     }
   }
 
+  // An evicted S3 copy's inode lives on in the edge tree's hard link (the edge would keep
+  // sending it, and its bytes would stay on disk past storage.s3_cache_mb): after an eviction
+  // the tree is swept once on a work thread, which removes entries whose copy is gone (link
+  // count 1). Evictions while a sweep is queued share it. A request the edge is sending from
+  // such an entry keeps its descriptor; the next one misses, and berthd fetches the copy again.
+  void sweepTreeAfterEvictions() {
+    auto* s3 = dynamic_cast<S3Backend*>(context_.backend.get());
+    if (s3 == nullptr || !context_.tree) return;
+    s3->onEvicted([this](size_t) {
+      if (tree_sweep_queued_.exchange(true)) return;
+      bool queued = context_.work.post([this] {
+        tree_sweep_queued_ = false;
+        context_.tree->sweep();
+      });
+      if (!queued) tree_sweep_queued_ = false;
+    });
+  }
+
   // Objects no row refers to: a crash between write and commit, or a removal that failed.
   // Those older than this process cannot be writes in flight; younger ones get an hour.
   void sweep(berth::JobContext& job) {
@@ -154,6 +175,7 @@ class StoragePlugin final : public berth::Plugin {
   }
 
   Context context_;
+  std::atomic<bool> tree_sweep_queued_{false};
 };
 
 }  // namespace berth::storage

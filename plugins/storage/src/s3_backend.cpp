@@ -69,7 +69,8 @@ std::string parentOf(const std::string& path) {
 
 }  // namespace
 
-S3Backend::S3Backend(S3Settings settings, std::string root)
+S3Backend::S3Backend(S3Settings settings, std::string root, uint64_t cache_bytes,
+                     std::chrono::milliseconds grace)
     : client_(std::move(settings)), root_(std::move(root)) {
   while (root_.size() > 1 && root_.back() == '/') root_.pop_back();
   if (root_.empty() || root_[0] != '/')
@@ -80,6 +81,13 @@ S3Backend::S3Backend(S3Settings settings, std::string root)
   struct stat st {};
   if (::stat(root_.c_str(), &st) != 0) throw BackendError(failure("cannot stat", root_, errno));
   device_ = st.st_dev;
+  cache_ = std::make_unique<CopyCache>(cacheDir(), cache_bytes, grace);
+}
+
+void S3Backend::addedCopy(const std::string& path, uint64_t size) const {
+  if (!cache_->added(path, size)) return;
+  size_t evicted = cache_->evict();
+  if (evicted > 0 && on_evicted_) on_evicted_(evicted);
 }
 
 void S3Backend::probe() const {
@@ -119,7 +127,8 @@ void S3Backend::keepAsCopy(const std::string& object, const std::string& source)
   } catch (const BackendError&) {
     return;
   }
-  ::rename(source.c_str(), target.c_str());
+  if (::rename(source.c_str(), target.c_str()) == 0)
+    addedCopy(target, static_cast<uint64_t>(st.st_size));
 }
 
 StoredObject S3Backend::putBytes(const std::string& object, std::string_view bytes) {
@@ -142,9 +151,13 @@ std::optional<std::string> S3Backend::localCopy(const std::string& object,
                                                 const StoredObject& expected,
                                                 int64_t modified) const {
   std::string copy = cachePath(object);
+  // The use is recorded before the file is looked at: an eviction can then no longer pick it
+  // (grace), and one that already did leaves no file, so it is fetched again below.
+  bool indexed = cache_->used(copy);
   struct stat st {};
   if (::stat(copy.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
       static_cast<uint64_t>(st.st_size) == expected.size) {
+    if (!indexed) addedCopy(copy, expected.size);
     if (st.st_mtime != modified) {
       // A copy kept at upload, dated before the row was (or by another node): the blob's time.
       timespec times[2] = {{static_cast<time_t>(modified), 0}, {static_cast<time_t>(modified), 0}};
@@ -188,6 +201,9 @@ std::optional<std::string> S3Backend::localCopy(const std::string& object,
     ::unlink(temporary.c_str());
     throw;
   }
+  // After the rename, so that an eviction never removes the copy this call returns (it is the
+  // most recent use, inside the grace).
+  addedCopy(copy, expected.size);
   return copy;
 }
 
@@ -202,6 +218,7 @@ void S3Backend::remove(const std::string& object) {
   // but an object without a copy is what the sweep expects to find.
   if (::unlink(copy.c_str()) != 0 && errno != ENOENT)
     throw BackendError(failure("cannot remove", copy, errno));
+  cache_->forgotten(copy);
   client_.remove(object);
 }
 
@@ -209,6 +226,7 @@ void S3Backend::removeGroup(const std::string& group) {
   if (projectIdRefusal(group)) throw BackendError("not a group name: " + group);
   std::error_code error;
   std::filesystem::remove_all(cacheDir() + "/" + group, error);
+  cache_->forgottenUnder(cacheDir() + "/" + group);
   if (error)
     throw BackendError("cannot remove " + cacheDir() + "/" + group + ": " + error.message());
   std::optional<std::string> next;

@@ -17,22 +17,34 @@
 // stored), dated with the blob's updated_at (the edge's Last-Modified and ETag) and renamed
 // into place; an upload that moved the edge's spooled body keeps that file as the copy, so the
 // next GET does not download what was just sent. Objects are immutable, so a copy never goes
-// stale; it goes with its object (remove, removeGroup).
+// stale; it goes with its object (remove, removeGroup), or when the copies pass their bound
+// (storage.s3_cache_mb): the least recently used are evicted after a fill (copy_cache.hpp) and
+// fetched again by the next read that needs them.
 #pragma once
 #include <sys/types.h>
 
+#include <chrono>
+#include <functional>
 #include <memory>
 
 #include "blob_backend.hpp"
+#include "copy_cache.hpp"
 #include "s3_client.hpp"
 
 namespace berth::storage {
 
 class S3Backend final : public BlobBackend {
  public:
+  static constexpr uint64_t kDefaultCacheBytes = uint64_t{1024} << 20;
+  // A copy used this recently is never evicted: its path may have been handed to a response
+  // that has not opened it yet (copy_cache.hpp).
+  static constexpr std::chrono::milliseconds kDefaultGrace{1000};
+
   // `root`: the folder of the local cache (absolute; inside data_dir). Creates <root>/cache and
-  // <root>/tmp. Does not contact the store (see probe()). @throw BackendError.
-  S3Backend(S3Settings settings, std::string root);
+  // <root>/tmp, counts the copies an earlier run left there and evicts down to `cache_bytes`.
+  // Does not contact the store (see probe()). @throw BackendError.
+  S3Backend(S3Settings settings, std::string root, uint64_t cache_bytes = kDefaultCacheBytes,
+            std::chrono::milliseconds grace = kDefaultGrace);
 
   // Lists the bucket once, so that a wrong endpoint, bucket or credentials stop the start with
   // the store's answer. @throw BackendError.
@@ -57,13 +69,23 @@ class S3Backend final : public BlobBackend {
   std::string temporaryDir() const { return root_ + "/tmp"; }
   // Where the object's local copy is (whether or not it is there).
   std::string cachePath(const std::string& object) const;
+  // The bytes and number of local copies the bound counts.
+  uint64_t cachedBytes() const { return cache_->bytes(); }
+  size_t cachedCopies() const { return cache_->copies(); }
+  // Called (on the thread that filled) after copies were evicted, with how many: the plugin
+  // sweeps the edge tree, whose hard links would otherwise keep the evicted bytes on disk.
+  void onEvicted(std::function<void(size_t)> listener) { on_evicted_ = std::move(listener); }
 
  private:
   void keepAsCopy(const std::string& object, const std::string& source) const;
+  // Records a new copy and evicts when the bound is passed.
+  void addedCopy(const std::string& path, uint64_t size) const;
 
   S3Client client_;
   std::string root_;
   dev_t device_ = 0;
+  std::unique_ptr<CopyCache> cache_;
+  std::function<void(size_t)> on_evicted_;
 };
 
 }  // namespace berth::storage
