@@ -19,8 +19,8 @@ class DirectoryView : public ProjectsServerSuite {
  protected:
   static void SetUpTestSuite() {
     BerthdOptions options;
-    // The runtime's start-command rules (runtime.start_commands.v1) check a cmd and name its
-    // runtime.
+    // The runtime's start-command rules check a cmd (projects.cmd_change.v1) and name its
+    // runtime (projects.view.v1).
     options.plugins = {"projects", "projecthooks", "storage", "runtime", "serviceprobe"};
     startServer(options);
   }

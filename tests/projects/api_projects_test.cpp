@@ -45,8 +45,8 @@ class ApiProjects : public BerthdSuite {
  protected:
   static void SetUpTestSuite() {
     BerthdOptions options;
-    // The runtime's start-command rules (runtime.start_commands.v1) check a cmd and name its
-    // runtime.
+    // The runtime's start-command rules check a cmd (projects.cmd_change.v1) and name its
+    // runtime (projects.view.v1).
     options.plugins = {"projects", "projecthooks", "storage", "runtime"};
     startServer(options);
   }

@@ -1,6 +1,6 @@
 // ctest-label: api (starts a real berthd)
-// runtime.start_commands.v1 over the plugin ABI (the serviceprobe fixture calls it as the
-// projects plugin does): one answer per command, in order, with the runtime's refusal texts and
+// runtime.start_commands.v1 over the plugin ABI (the serviceprobe fixture calls it as another
+// plugin would): one answer per command, in order, with the runtime's refusal texts and
 // runtime names; the request's refusals.
 #include <gtest/gtest.h>
 

@@ -1,5 +1,6 @@
 // The start-command rules (docs/openapi.yaml, PATCH /projects/{name}): the shell rule and the
-// runtime table, which the projects plugin asks for through runtime.start_commands.v1.
+// runtime table, which the runtime answers to the projects plugin's hooks (projects.cmd_change.v1,
+// projects.view.v1) and offers as runtime.start_commands.v1.
 #include "start_commands.hpp"
 
 #include <gtest/gtest.h>

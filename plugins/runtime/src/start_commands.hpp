@@ -1,9 +1,10 @@
 /** @file
  *  Start commands (docs/openapi.yaml, PATCH /projects/{name}, the start-command rules): the
- *  runtime's rules, since it runs them. Other plugins ask for them through
- *  runtime.start_commands.v1 (<berth/services/runtime_start_commands.hpp>): the projects
- *  plugin checks a PATCHed `cmd` and shows a Project's `runtime` with its answer, so the rule
- *  and the runtime table are written once, here.
+ *  runtime's rules, since it runs them. The projects plugin gets them through the hooks the
+ *  runtime answers (plugin/start_command_hooks.cpp: projects.cmd_change.v1 refuses a PATCHed
+ *  `cmd`, projects.view.v1 names a Project's `runtime`), other plugins through
+ *  runtime.start_commands.v1 (<berth/services/runtime_start_commands.hpp>), so the rule and
+ *  the runtime table are written once, here.
  *
  *  Commands are run directly, never through a shell: they are split on blanks into argv. */
 #ifndef BERTH_RUNTIME_START_COMMANDS_HPP

@@ -2,10 +2,12 @@
 /** @file
  *  runtime.start_commands.v1: the runtime's rules for a start command (docs/openapi.yaml,
  *  PATCH /projects/{name}, the start-command rules), for a plugin that stores one without
- *  running it: the projects plugin checks a PATCHed `cmd` and shows a Project's `runtime` with
- *  it. The rules themselves are the runtime's (plugins/runtime/src/start_commands.hpp), which
- *  runs the commands. Header-only, no ABI: the request and answer, their JSON written and read
- *  once, and a typed client.
+ *  running it and wants the rules, or the runtime of many commands, at once. The projects
+ *  plugin does not call it: the runtime gives it the same rules through the hooks
+ *  projects.cmd_change.v1 (<berth/services/projects_cmd_change.hpp>) and projects.view.v1, so
+ *  that projects never calls into the runtime. The rules themselves are the runtime's
+ *  (plugins/runtime/src/start_commands.hpp), which runs the commands. Header-only, no ABI: the
+ *  request and answer, their JSON written and read once, and a typed client.
  *
  *  Methods:
  *  - `check` {commands: [string]} -> {checked: [{problem, runtime}]}, one per command, in
