@@ -2,7 +2,7 @@
 // fuzz-sources: core/src/config/settings.cpp core/src/config/yaml_source.cpp
 // fuzz-sources: core/src/config/yaml_to_json.cpp core/src/config/yaml_value_reader.cpp
 // fuzz-sources: core/src/config/config_text.cpp core/src/config/listen_address.cpp
-// fuzz-sources: core/src/config/install_layout.cpp
+// fuzz-sources: core/src/config/install_layout.cpp core/src/cluster/node_address.cpp
 //
 // berthd's configuration loader (loadSettings: berth.yaml plus --set overrides): any text
 // either loads or is refused with ConfigError, whose message names the file; never another

@@ -20,6 +20,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cluster/node_address.hpp"
+
 namespace berth::core {
 
 class Pool;
@@ -44,13 +46,6 @@ std::vector<LiveNode> liveNodes();
 std::optional<std::string> liveNodeAddress(const std::string& id);
 // [{"id", "address", "labels"}] of the live nodes (core setting cluster.nodes).
 std::string liveNodesJson();
-
-// An address nginx can proxy to without a resolver: an IPv4 literal or a bracketed IPv6
-// literal, then ':' and a port 1-65535. ("10.0.0.5:8080", "[fd00::5]:8080")
-bool isNodeAddress(std::string_view address);
-// The address registered by default: `listen` when it is such an address and not a wildcard
-// (0.0.0.0, [::]) nor loopback-by-name; "localhost:P" becomes "127.0.0.1:P". "" otherwise.
-std::string defaultNodeAddress(const std::string& host, uint16_t port);
 
 // Reads core.cluster_secret, making it first when no node has (one statement, so two nodes
 // starting at once agree); keeps it for clusterSecret().

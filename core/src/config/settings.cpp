@@ -11,7 +11,7 @@
 
 #include <libpq-fe.h>
 
-#include "cluster/live_nodes.hpp"
+#include "cluster/node_address.hpp"
 #include "config/config_text.hpp"
 #include "config/install_layout.hpp"
 #include "config/yaml_source.hpp"
