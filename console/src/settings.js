@@ -1,5 +1,5 @@
 // A project's settings form, pure: the start-command rule of PATCH /projects/{name} in the API's
-// words (sdk/include/berth/start_commands.hpp), the cache ttl's range, and the body to send
+// words (plugins/runtime/src/start_commands.hpp), the cache ttl's range, and the body to send
 // (only what changed). node --test runs it (console/test/settings.test.mjs).
 
 // Why a start command is refused, or null (empty is fine: it clears the command).
