@@ -5,7 +5,10 @@
 # side by side and measured in alternation so that load on the shared machine falls on both.
 # Prints req/s, MB/s, p50/p99 and the ratio S3-cached / local. It also times the one request
 # that is not cached: the first GET after the local copy is gone (a fresh node), which
-# downloads the object from the store, verifies it and links it for the edge.
+# downloads the object from the store, verifies it and links it for the edge; and a cache miss
+# after an eviction: the S3 berthd keeps at most 15 MB of copies (storage.s3_cache_mb), two
+# 10 MB files are read in turn, so each first GET finds its copy evicted (and its edge link
+# swept) and fetches it again; the second GET of it is an edge hit.
 # Usage: bench/storage_s3.sh [seconds per run, default 5] [rounds, default 3]
 #        (build first: scripts/build.sh; s3rver: scripts/install-deps.sh)
 # BUILD_DIR picks the build (default build).
@@ -28,14 +31,14 @@ chmod 600 "$top/credentials"
 for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$sport/" && break; sleep 0.1; done
 
 # One berthd per backend, each in its own folder under $top: sets port_<b>, pid_<b>.
-declare -A port pid
+declare -A port pid tok
 start_one() {  # backend
   local b=$1
   work=$top/$b; mkdir -p "$work"; chmod 755 "$work"
   port[$b]=$(freeport)
   local storage="storage:\n  backend: local"
   if [ "$b" = s3 ]; then
-    storage="storage:\n  backend: s3\n  s3_endpoint: http://127.0.0.1:$sport\n  s3_bucket: berth-bench\n  s3_credentials_file: $top/credentials"
+    storage="storage:\n  backend: s3\n  s3_endpoint: http://127.0.0.1:$sport\n  s3_bucket: berth-bench\n  s3_credentials_file: $top/credentials\n  s3_cache_mb: 15"
   fi
   cat > "$work/berth.yaml" <<YAML
 server:
@@ -56,6 +59,7 @@ YAML
   token=$("$berthd" --config "$work/berth.yaml" token create --email bench@example.com | tail -n1)
   curl -sf -o /dev/null -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
        -d '{"name":"files"}' "http://127.0.0.1:${port[$b]}/projects"
+  tok[$b]=$token
   for f in small.bin large.bin; do
     curl -sf -o /dev/null -H "Authorization: Bearer $token" -H 'Content-Type: application/octet-stream' \
          --data-binary "@$top/$f" "http://127.0.0.1:${port[$b]}/projects/files-benchacct/files/$f"
@@ -74,6 +78,7 @@ trap cleanup EXIT
 
 head -c 1024 /dev/urandom > "$top/small.bin"
 head -c $((10 * 1024 * 1024)) /dev/urandom > "$top/large.bin"
+head -c $((10 * 1024 * 1024)) /dev/urandom > "$top/other.bin"
 start_one local
 start_one s3
 
@@ -101,6 +106,29 @@ first_get() {  # file -> "first_ms second_ms"
   b=$(curl -sf -o /dev/null -w '%{time_total}' -H "Host: files-benchacct.localhost" "$url")
   awk -v a="$a" -v b="$b" 'BEGIN {printf "%.1f %.1f", a * 1000, b * 1000}'
 }
+# Cache misses after an eviction: large.bin and other.bin (10 MB each) do not both fit in 15 MB.
+# A copy used in the last second is never evicted, hence the pause before each pair.
+# other.bin stored now, a second after the others were last used: its upload is kept as its copy
+# and passes the bound, so large.bin's copy is evicted (and its edge link swept).
+sleep 1.2
+curl -sf -o /dev/null -H "Authorization: Bearer ${tok[s3]}" -H 'Content-Type: application/octet-stream' \
+     --data-binary "@$top/other.bin" "http://127.0.0.1:${port[s3]}/projects/files-benchacct/files/other.bin"
+evict_rounds=5
+for i in $(seq 1 "$evict_rounds"); do
+  for f in large.bin other.bin; do
+    sleep 1.2
+    url="http://127.0.0.1:${port[s3]}/_files/$f"
+    a=$(curl -sf -o "$top/got" -w '%{time_total}' -H "Host: files-benchacct.localhost" "$url")
+    cmp -s "$top/got" "$top/$f" || { echo "the S3 berthd served $f wrong after an eviction"; exit 1; }
+    b=$(curl -sf -o /dev/null -w '%{time_total}' -H "Host: files-benchacct.localhost" "$url")
+    A[e_miss]+=" $(awk -v a="$a" 'BEGIN {printf "%.1f", a * 1000}')"
+    A[e_hit]+=" $(awk -v b="$b" 'BEGIN {printf "%.1f", b * 1000}')"
+    A[e_r]+=" $(ratio "$a" "$b")"
+  done
+done
+cache_files=$(find "$top/s3/data/blobs/cache" -type f | wc -l)
+cache_mb=$(du -sm "$top/s3/data/blobs/cache" | cut -f1)
+
 read -r fs1 fs2 <<< "$(first_get small.bin)"
 read -r fl1 fl2 <<< "$(first_get large.bin)"
 
@@ -118,5 +146,8 @@ for size in small large; do
 done
 printf 'per-round ratios: 1 KB%s; 10 MB%s\n' "${A[r_small]}" "${A[r_large]}"
 printf 'non-2xx answers: %s\n' "$bad"
+printf 'after an eviction (s3_cache_mb 15, two 10 MB files in turn, %s pairs): first GET (miss) median %s ms, second GET (hit) median %s ms, miss/hit %s; cache left: %s files, %s MB\n' \
+  "$evict_rounds" "$(m e_miss)" "$(m e_hit)" "$(m e_r)" "$cache_files" "$cache_mb"
+printf 'per-pair misses ms:%s; hits ms:%s\n' "${A[e_miss]}" "${A[e_hit]}"
 printf 'first GET without a local copy (fetch from s3rver, verify, link): 1 KB %s ms (next GET %s ms), 10 MB %s ms (next GET %s ms)\n' \
   "$fs1" "$fs2" "$fl1" "$fl2"

@@ -3,12 +3,16 @@
 // file goes to the bucket, /_files/ is sent by nginx from the local copy (whole, a Range, and
 // after the copy is lost: filled again from the store and verified), a replace leaves one
 // object, a delete none; storage.blobs.v1 read is a ranged GET; a store that is down answers
-// 502 and nothing is half-written; a credentials file other users can read stops the start.
+// 502 and nothing is half-written; a credentials file other users can read stops the start;
+// past storage.s3_cache_mb the least recently used copy is evicted, its edge link swept, and
+// the next GET fetches it again.
 #include <sys/stat.h>
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
+#include <thread>
 
 #include "s3_client.hpp"
 #include "sha256.hpp"
@@ -233,6 +237,40 @@ TEST(ApiS3Start, ACredentialsFileOthersCanReadStopsTheStart) {
         << e.what();
   }
   removeTree(dir);
+}
+
+TEST_F(ApiS3, CopiesPastTheBoundAreEvictedWithTheirEdgeLink) {
+  BerthdOptions options;
+  options.plugins = {"projects", "storage", "serviceprobe"};
+  options.extra_yaml = s3Yaml(*store, credentialsFile(scratch, 0600)) + "  s3_cache_mb: 1\n";
+  BerthdProcess bounded(options);
+  bounded.start();
+  Account account = makeAccount(bounded, "s3lru");
+  ApiClient client = bounded.api(account.token);
+  mustCreate(client, "lru");
+  std::string name = projectName("lru", account.slug);
+  std::string id = projectId(bounded, name);
+  std::string cache = bounded.dataDir() + "/blobs/cache/" + id;
+  std::string edge_a = bounded.dataDir() + "/blobs/edge/projects/" + id + "/a.bin";
+  std::string a = everyByte(2400);  // 600 KB: two do not fit in 1 MB
+  std::string b(a.rbegin(), a.rend());
+  ASSERT_EQ(upload(client, name, "a.bin", a).status, 201);
+  ASSERT_EQ(download(bounded, name, "a.bin").body, a);
+  EXPECT_TRUE(fs::exists(edge_a)) << "the edge sends a.bin from its link to the copy";
+  // A copy used within the last second is never evicted (its path may be in a response).
+  std::this_thread::sleep_for(std::chrono::milliseconds(1300));
+  struct stat linked {};
+  ASSERT_EQ(::stat(edge_a.c_str(), &linked), 0);
+  EXPECT_EQ(linked.st_nlink, 2u) << "the copy and the edge's link, no leftover of a publish";
+  ASSERT_EQ(upload(client, name, "b.bin", b).status, 201);
+  EXPECT_EQ(filesUnder(cache), 1u) << "b's upload became its copy and a's was evicted";
+  // The edge's hard link would keep a's bytes on disk: it is swept after the eviction.
+  for (int i = 0; i < 50 && fs::exists(edge_a); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_FALSE(fs::exists(edge_a)) << "the evicted copy's edge link is swept";
+  auto again = download(bounded, name, "a.bin");
+  ASSERT_EQ(again.status, 200) << again.body;
+  EXPECT_EQ(again.body, a) << "fetched again from the store, whole";
 }
 
 }  // namespace

@@ -103,6 +103,9 @@ bool EdgeTree::publish(const std::string& project_id, const std::string& path,
     ::unlink(temporary.c_str());
     return false;
   }
+  // rename() of two links to one inode (a file published again) does nothing and succeeds,
+  // leaving the temporary: a third link that would keep an evicted copy's bytes alive.
+  ::unlink(temporary.c_str());
   return true;
 }
 

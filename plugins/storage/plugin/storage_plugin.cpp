@@ -151,11 +151,15 @@ class StoragePlugin final : public berth::Plugin {
   void sweepTreeAfterEvictions() {
     auto* s3 = dynamic_cast<S3Backend*>(context_.backend.get());
     if (s3 == nullptr || !context_.tree) return;
-    s3->onEvicted([this](size_t) {
+    s3->onEvicted([this](size_t evicted) {
+      context_.logger().info("evicted " + std::to_string(evicted) +
+                             " local copies past storage.s3_cache_mb");
       if (tree_sweep_queued_.exchange(true)) return;
       bool queued = context_.work.post([this] {
         tree_sweep_queued_ = false;
-        context_.tree->sweep();
+        size_t swept = context_.tree->sweep();
+        context_.logger().info("edge tree: removed " + std::to_string(swept) +
+                               " links to evicted copies");
       });
       if (!queued) tree_sweep_queued_ = false;
     });

@@ -96,6 +96,11 @@ size_t CopyCache::evict() {
   return removed;
 }
 
+bool CopyCache::over() const {
+  std::lock_guard lock(mutex_);
+  return bytes_ > limit_;
+}
+
 uint64_t CopyCache::bytes() const {
   std::lock_guard lock(mutex_);
   return bytes_;

@@ -8,8 +8,9 @@
 // count; their order is their atime, the best record there is), then the bound is applied.
 //
 // Cost on the request path: a use is a hash lookup and a list splice under a mutex. Eviction
-// runs only after a copy is added (a fill, or an upload kept as the copy), and then removes
-// copies until the total is a tenth below the bound, so the next few fills evict nothing.
+// runs after a copy is added (a fill, or an upload kept as the copy), and then removes copies
+// until the total is a tenth below the bound, so the next few fills evict nothing; a use
+// evicts only while the total is still past the bound (copies the grace kept).
 //
 // Serving while evicting: a copy is removed with unlink(). A response already sending it (the
 // edge's sendfile, berthd's file answer) holds an open descriptor, and on Linux an unlinked
@@ -48,6 +49,8 @@ class CopyCache {
   // low-water mark; returns how many were removed.
   size_t evict();
 
+  // The total is past the bound (copies were kept over it for their grace).
+  bool over() const;
   uint64_t bytes() const;
   size_t copies() const;
   uint64_t limit() const { return limit_; }

@@ -157,7 +157,13 @@ std::optional<std::string> S3Backend::localCopy(const std::string& object,
   struct stat st {};
   if (::stat(copy.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
       static_cast<uint64_t>(st.st_size) == expected.size) {
-    if (!indexed) addedCopy(copy, expected.size);
+    if (!indexed) {
+      addedCopy(copy, expected.size);
+    } else if (cache_->over()) {
+      // Copies the grace kept past the bound, now older: this one was just used, so it stays.
+      size_t evicted = cache_->evict();
+      if (evicted > 0 && on_evicted_) on_evicted_(evicted);
+    }
     if (st.st_mtime != modified) {
       // A copy kept at upload, dated before the row was (or by another node): the blob's time.
       timespec times[2] = {{static_cast<time_t>(modified), 0}, {static_cast<time_t>(modified), 0}};
