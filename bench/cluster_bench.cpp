@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
       if (r.status != 201) throw std::runtime_error("create: " + r.body);
       return r.json().at("name").get<std::string>();
     };
-    const std::string site = make("site"), app = make("app");
+    const std::string site = make("site"), app = make("nodeapp");
     deployLive(api, site, TarGz().file("index.html", "<h1>bench</h1>").finish());
     deployLive(api, app,
                nodeRelease("require('http').createServer((q, s) => s.end('ok\\n'))\n"

@@ -80,8 +80,17 @@ Cluster::Cluster(ClusterOptions options) : options_(std::move(options)) {
         options_.projects_yaml + "storage:\n  backend: s3\n  s3_endpoint: " + store_->endpoint() +
         "\n  s3_bucket: " + store_->bucket() + "\n  s3_credentials_file: " + credentials +
         "\n  s3_timeout_seconds: 5\n" + options_.storage_yaml + options_.extra_yaml + "\n";
-    if (i > 0) o.set = {"database.url=" + database_url_};  // one control plane for all
     auto node = std::make_unique<BerthdProcess>(o);
+    if (i > 0) {
+      // One control plane for all, in the file itself (not --set), so that the CLI run on
+      // this node's configuration (BerthdProcess::admin) reaches it too.
+      std::string yaml = readFile(node->configFile());
+      const std::string own = "url: \"" + node->databaseUrl() + "\"";
+      const size_t at = yaml.find(own);
+      if (at == std::string::npos) throw std::runtime_error("no database.url in " + yaml);
+      yaml.replace(at, own.size(), "url: \"" + database_url_ + "\"");
+      writeFile(node->configFile(), yaml);
+    }
     // The node's own address for project traffic: its edge, said explicitly as an operator
     // would on a machine with several addresses.
     std::ofstream(node->configFile(), std::ios::app)
