@@ -338,16 +338,43 @@ void Gateway::secretChanged(const nlohmann::json& payload) {
 void Gateway::refreshEnvironment(const std::string& project_id, const std::string& name,
                                  const std::string& why) {
   if (project_id.empty()) return;
+  std::lock_guard refreshing(refresh_mutex_);
   forgetSpec(project_id);
   std::shared_ptr<AppProcess> app = context_.apps->find(project_id);
   if (!app) return;  // never started here: the next start reads its environment afresh
   std::shared_ptr<const ReleaseRecord> release = routing_.live(project_id);
   if (!release || release->kind == StartKind::Static) return;  // PHP apps restart too
+  AppEnvironmentInput environment = appEnvironmentFor(context_, project_id, *release);
+  // Already the new one: the change was applied here before (its hook, then its NOTIFY).
+  if (environment == app->environment()) return;
   // It restarts on another port: until a request makes it again, the rule would lead nowhere.
   edge_apps_.remove(project_id);
   // A running app restarts with the new environment now; a stopped one gets it at its start.
-  app->setEnvironment(appEnvironmentFor(context_, project_id, *release));
+  app->setEnvironment(std::move(environment));
   context_.logger().withProject(name.empty() ? project_id : name).info(why);
+}
+
+void Gateway::secretsChanged(const SecretChanges::Pending& pending) {
+  if (!context_.apps) return;
+  std::set<std::string> projects = pending.projects;
+  if (pending.all) {
+    {
+      std::lock_guard lock(specs_mutex_);
+      specs_.clear();
+    }
+    for (auto& project_id : context_.apps->active()) projects.insert(std::move(project_id));
+  }
+  for (const auto& project_id : projects) {
+    try {
+      refreshEnvironment(project_id, routing_.nameOf(project_id),
+                         "secrets changed: the app gets the new values");
+    } catch (const std::exception& e) {
+      // Dropped already: the app's next start reads its environment afresh.
+      context_.logger()
+          .withProject(routing_.nameOf(project_id))
+          .warn(std::string("could not restart the app with its changed secrets: ") + e.what());
+    }
+  }
 }
 
 void Gateway::startOptionsChanged(const std::string& project_id, const std::string& name) {
@@ -514,6 +541,13 @@ void registerGateway(berth::Registrar& r, Context& context) {
   context.onLiveChanged([g](const std::string& project_id) { g->liveChanged(project_id); });
   r.hook("project.secret_changed",
          [g](const nlohmann::json& payload) { g->secretChanged(payload); });
+  // A secret set through another node: its NOTIFY reaches the node running the app.
+  auto secret_changes = std::make_shared<SecretChanges>();
+  SecretChanges::listen(r, secret_changes);
+  r.job("secret_changes", std::chrono::milliseconds(200), [g, secret_changes](berth::JobContext&) {
+    SecretChanges::Pending pending = secret_changes->take();
+    if (!pending.empty()) g->secretsChanged(pending);
+  });
   r.hook("project.deleting", [g](const nlohmann::json& payload) { g->deleting(payload); });
   r.hook("project.updated", [g](const nlohmann::json& payload) { g->updated(payload); });
   r.hook("project.domains_changed",

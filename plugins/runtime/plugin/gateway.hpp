@@ -30,6 +30,7 @@
 #include "idle_stop.hpp"
 #include "project_routing.hpp"
 #include "request_logs.hpp"
+#include "secret_changes.hpp"
 
 namespace berth::runtime {
 
@@ -41,9 +42,13 @@ class Gateway {
 
   void liveChanged(const std::string& project_id);
   void secretChanged(const nlohmann::json& payload);
-  // A running app of the project restarts with its environment read again (secrets, BERTH_URL).
+  // A running app of the project restarts with its environment read again (secrets, BERTH_URL),
+  // unless that is what it has already (a change applied here before, see SecretChanges).
   void refreshEnvironment(const std::string& project_id, const std::string& name,
                           const std::string& why);  // project.secret_changed
+  // Secrets changed on some node (NOTIFY berth_project_secrets): the apps running here that
+  // they concern restart with the new environment.
+  void secretsChanged(const SecretChanges::Pending& pending);
   // runtime.apps.v1 set_start_options: the spec is read again; a running app is replaced by
   // one started with the new options (mounts and readiness are fixed for one process), a
   // stopped one is forgotten so that its next start reads them.
@@ -102,6 +107,9 @@ class Gateway {
   IdleStop idle_;
   AppOwners owners_;
   std::mutex specs_mutex_;
+  // One refreshEnvironment at a time: the hook and the secret_changes job may both come for
+  // one change, and the second must see the environment the first set.
+  std::mutex refresh_mutex_;
   std::unordered_map<std::string, std::shared_ptr<const AppSpec>> specs_;  // by project id
 };
 

@@ -20,6 +20,9 @@ struct AppEnvironmentInput {
   std::map<std::string, std::string> options;
   std::vector<std::pair<std::string, std::string>> start_env;  // from package.json's start script
   std::string public_url;  // BERTH_URL: where people reach the project; may be empty
+
+  // Equal inputs make equal environments: a change that leaves it equal needs no restart.
+  bool operator==(const AppEnvironmentInput&) const = default;
 };
 
 // PORT, HOME (the project's writable folder), TMPDIR (<home>/tmp), PATH (with the release's

@@ -196,6 +196,11 @@ void AppProcess::setEnvironment(AppEnvironmentInput environment) {
   start([](const StartOutcome&) {});
 }
 
+AppEnvironmentInput AppProcess::environment() const {
+  std::lock_guard lock(mutex_);
+  return spec_.environment;
+}
+
 void AppProcess::retire() {
   std::lock_guard lock(mutex_);
   retired_ = true;

@@ -93,6 +93,8 @@ class AppProcess {
   // A secret changed: the new environment is used from the next start, and an app that is
   // running (or starting) is restarted now. Returns once the new start has been asked for.
   void setEnvironment(AppEnvironmentInput environment);
+  // What the next start uses (what the running process got, unless setEnvironment since).
+  AppEnvironmentInput environment() const;
   // It is being replaced (another release, a deletion): callers still waiting for its start
   // when it goes hear superseded, and its requests in flight are drained first. Without it
   // the destructor (berthd stopping) stops at once.
