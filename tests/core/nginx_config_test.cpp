@@ -330,6 +330,27 @@ TEST(NginxConfig, CacheRulesRenderTheZoneTheMapAndALocationPerTtl) {
   EXPECT_TRUE(result.status.ok()) << result.output;
 }
 
+// nginx's parser reads "\n", "\r" and "\t" in a word as control characters before map drops
+// its leading backslash: a host starting with n, r or t must reach map as "\\host".
+TEST(NginxConfig, HostsStartingWithNRorTReachTheMapsWhole) {
+  TempDir dir;
+  auto layout = cachingLayout(dir.path());
+  layout.cache_rules.push_back({"nodeapp.apps.example.test", "9.0", 60});
+  layout.cache_rules.push_back({"tea.example.com", "9.0", 60});
+  layout.app_rules = {{"nodeapp.apps.example.test", 40003}, {"rail.example.com", 40004}};
+  auto text = renderNginxConfig(layout);
+  auto keys = blockOf(text, "map $host $berth_cache_key {");
+  EXPECT_TRUE(contains(keys, "\\\\nodeapp.apps.example.test 9.0;")) << keys;
+  EXPECT_TRUE(contains(keys, "\\\\tea.example.com 9.0;")) << keys;
+  EXPECT_TRUE(contains(keys, "\\\\default x;")) << keys;
+  auto upstreams = blockOf(text, "map $host $berth_app_upstream {");
+  EXPECT_TRUE(contains(upstreams, "\\\\nodeapp.apps.example.test berth_app_40003;")) << upstreams;
+  EXPECT_TRUE(contains(upstreams, "\\\\rail.example.com berth_app_40004;")) << upstreams;
+  auto routes = blockOf(text, "map $host $berth_app_route_of_host {");
+  EXPECT_TRUE(contains(routes, "\\\\nodeapp.apps.example.test 60;")) << routes;
+  EXPECT_TRUE(contains(routes, "\\\\rail.example.com u;")) << routes;
+}
+
 TEST(NginxConfig, CacheRulesThatCouldInjectDirectivesAreRefused) {
   TempDir dir;
   auto layout = baseLayout(dir.path());

@@ -4,6 +4,7 @@
 // client's method, Host, path, query and body), needing no release files of its own; the cluster
 // secret never reaches the app. A forged X-Berth-Forwarded marker changes nothing (B still
 // proxies); a request carrying the real secret is served where it arrives, never forwarded again.
+// A cacheable answer through B is kept at A's edge, and a purge made on B reaches that copy.
 // The claim statement leaves one owner when several nodes claim at once, and a claim not renewed
 // for 5 s is taken. Last, node A is killed (SIGKILL): once its claim expires, B starts the app
 // itself (from the pack in the store) and serves it.
@@ -47,6 +48,17 @@ require('http').createServer((req, res) => {
     res.end(JSON.stringify({instance, method: req.method, url: req.url, host: req.headers.host,
       bytes, forwarded: req.headers['x-berth-forwarded'] || ''}));
   });
+}).listen(Number(process.env.PORT), '127.0.0.1');
+)JS";
+
+// Counts the requests it sees; /cached answers may be kept by the edge for ten minutes.
+const char* const kCountingApp = R"JS(
+let seen = 0;
+require('http').createServer((req, res) => {
+  seen += 1;
+  res.setHeader('content-type', 'application/json');
+  res.setHeader('cache-control', req.url.startsWith('/cached') ? 'public, max-age=600' : 'no-store');
+  res.end(JSON.stringify({seen}));
 }).listen(Number(process.env.PORT), '127.0.0.1');
 )JS";
 
@@ -245,6 +257,43 @@ TEST_F(ApiAppOwners, ARequestForwardedWithTheSecretIsServedWhereItArrives) {
   auto plain = onProjectHost(*nodeB, name, "/plain");
   ASSERT_EQ(plain.status, 200) << plain.body;
   EXPECT_EQ(plain.json().value("instance", ""), instance);
+}
+
+// A cacheable answer through B is kept at the owner's edge (B keeps none: it has no rule for
+// the host), so the purge, which reaches A through the stored epoch, empties the only copy. The
+// project's host starts with "n": nginx once read the map entry "\news-..." as a newline and
+// "ews-...", so A's edge neither cached nor routed that host directly.
+TEST_F(ApiAppOwners, ACacheableAnswerThroughBIsKeptAtTheOwnerAndAPurgeOnBReachesIt) {
+  const std::string name = project("news");
+  deployLive(api(), name, nodeRelease(kCountingApp), std::chrono::seconds(120));
+  ASSERT_EQ(onProjectHost(*nodeA, name, "/start").status, 200);
+  ASSERT_EQ(ownerOf(name), nodeId(*nodeA));
+  HttpResult first, second;
+  ASSERT_TRUE(eventually(
+      [&] {
+        first = onProjectHost(*nodeB, name, "/cached");
+        second = onProjectHost(*nodeB, name, "/cached");
+        return first.status == 200 && second.body == first.body;
+      },
+      std::chrono::seconds(10)))
+      << "no copy kept: " << first.body << " then " << second.body;
+  const std::string kept = second.body;
+  // On A too: the copy is A's edge's.
+  auto onA = onProjectHost(*nodeA, name, "/cached");
+  EXPECT_EQ(onA.body, kept);
+  EXPECT_EQ(onA.header("x-berth-cache"), "HIT");
+  EXPECT_FALSE(releasesOnB(name));
+
+  ASSERT_EQ(nodeB->api(owner->token).del("/projects/" + name + "/cache").status, 204);
+  HttpResult fresh;
+  EXPECT_TRUE(eventually(
+      [&] {
+        fresh = onProjectHost(*nodeB, name, "/cached");
+        return fresh.status == 200 && fresh.body != kept;
+      },
+      std::chrono::seconds(10)))
+      << "B still sends the purged copy: " << fresh.body;
+  EXPECT_EQ(ownerOf(name), nodeId(*nodeA));
 }
 
 TEST_F(ApiAppOwners, TheClaimStatementLeavesOneOwnerWhenNodesClaimAtOnce) {

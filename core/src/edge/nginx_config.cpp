@@ -236,10 +236,9 @@ class ConfigWriter {
                 "m max_size=" + std::to_string(max_mb) + "m inactive=1d use_temp_path=off;");
     line(1, "map $berth_method $berth_not_get { GET ''; default 1; }");
     // The key names the host's live release (and purges): a host without one is not cached.
-    // A leading backslash keeps a host such as "default" from reading as a map keyword.
     line(1, "map $host $berth_cache_key {");
     line(2, "default \"\";");
-    for (const auto& rule : layout_.cache_rules) line(2, "\\" + rule.host + " " + rule.key + ";");
+    for (const auto& rule : layout_.cache_rules) line(2, mapHost(rule.host) + " " + rule.key + ";");
     line(1, "}");
     line(1, "map $berth_cache_key $berth_cache_off { '' 1; default ''; }");
     // Answers for a user (credentials, cookies) and websockets are never cached; a schedule's
@@ -293,13 +292,13 @@ class ConfigWriter {
     line(1, "map $host $berth_app_upstream {");
     line(2, "default \"\";");
     for (const auto& rule : layout_.app_rules)
-      line(2, "\\" + rule.host + " berth_app_" + std::to_string(rule.port) + ";");
+      line(2, mapHost(rule.host) + " berth_app_" + std::to_string(rule.port) + ";");
     line(1, "}");
     // Which direct location takes the host: "u" uncached, else its cache rule's ttl.
     line(1, "map $host $berth_app_route_of_host {");
     line(2, "default \"\";");
     for (const auto& rule : layout_.app_rules)
-      line(2, "\\" + rule.host + " " + appRoute(rule) + ";");
+      line(2, mapHost(rule.host) + " " + appRoute(rule) + ";");
     line(1, "}");
     // A schedule's run reaches berthd, which logs it as the schedule's.
     line(1,
@@ -308,6 +307,12 @@ class ConfigWriter {
     // Kept-alive connections must not say "close"; upgrades still say "upgrade".
     line(1, "map $http_upgrade $berth_app_connection { default upgrade; '' ''; }");
   }
+
+  // A host as a map's source value. A leading backslash keeps a host such as "default" from
+  // reading as a map keyword, and map drops it; but nginx's parser first reads "\n", "\r" and
+  // "\t" as control characters, so "\nodeapp.example" would never match nodeapp.example (no
+  // cache, no direct route). An escaped backslash ("\\") reaches map as one backslash.
+  static std::string mapHost(const std::string& host) { return "\\\\" + host; }
 
   std::string appRoute(const EdgeAppRule& rule) const {
     for (const auto& cache : layout_.cache_rules)
