@@ -186,7 +186,8 @@ TEST_F(Quotas, DiskPerAccountCountsTheFilesAndReleasesOfAllItsProjects) {
   r = upload(api(other), "big-qdiskother", "big.bin", noise(2 * kMegabyte, 5));
   EXPECT_EQ(r.status, 201) << r.body;
 
-  // Room made by shrinking a file; a release's archive then counts like a file.
+  // Room made by shrinking a file; a release's archive and its packed build then count like
+  // files.
   ASSERT_EQ(upload(api(a), "one-qdisk", "a.bin", std::string(1000, 'a')).status, 201);
   std::string release = staticRelease(100 * 1024, 6);
   r = deploy(a, "two-qdisk", release);
@@ -201,7 +202,14 @@ TEST_F(Quotas, DiskPerAccountCountsTheFilesAndReleasesOfAllItsProjects) {
       std::chrono::seconds(60)));
   ASSERT_EQ(status, "live") << api(a).get("/projects/two-qdisk/deploys/" + id).body;
 
-  const int64_t stored = 1000 + (kMegabyte - 600 * 1024) + static_cast<int64_t>(release.size());
+  // The release's packed build (what other nodes unpack it from) is stored disk too.
+  berth::core::Pool db(server->databaseUrl(), 1, std::chrono::seconds(10));
+  const int64_t pack = std::stoll(
+      column(db, "SELECT build_bytes::text FROM runtime.runtime_releases WHERE id = $1", {id})
+          .at(0));
+  EXPECT_GT(pack, 0);
+  const int64_t stored =
+      1000 + (kMegabyte - 600 * 1024) + static_cast<int64_t>(release.size()) + pack;
   r = upload(api(a), "one-qdisk", "rest.bin", std::string(kMegabyte - stored, 'r'));
   EXPECT_EQ(r.status, 201) << r.body;
   r = upload(api(a), "one-qdisk", "d.bin", "x");
