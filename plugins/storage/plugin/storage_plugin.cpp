@@ -18,8 +18,8 @@
 
 namespace berth::storage {
 
-// NOTIFY when a row of projects.domains changes (migrations/0003_domains_notify.sql).
-inline constexpr const char* kDomainsChannel = "berth_storage_domains";
+// The projects plugin's NOTIFY when a custom domain row changes (its 0006_domains_notify.sql).
+inline constexpr const char* kDomainsChannel = "berth_project_domains";
 
 class StoragePlugin final : public berth::Plugin {
  public:
@@ -154,7 +154,7 @@ class StoragePlugin final : public berth::Plugin {
                               if (context_.tree) context_.tree->trust(false);
                             },
                     });
-    // A domain row changed (0003's trigger, the project's id): that
+    // A domain row changed (the projects plugin's 0006 trigger, the project's id): that
     // project's host links go, and the hosts kept here with them, so a removed or moved domain
     // stops reaching its files; the next miss on a host it still has puts one back.
     berth::listenTo(r, kDomainsChannel,
