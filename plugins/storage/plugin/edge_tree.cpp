@@ -7,7 +7,6 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <mutex>
 #include <random>
 #include <system_error>
 
@@ -77,42 +76,6 @@ std::string EdgeTree::projectDir(const std::string& project_id) const {
 }
 
 bool EdgeTree::linkHost(const std::string& host, const std::string& project_id) const {
-  std::shared_lock guard(lock_);
-  return trusted_ && linkHostLocked(host, project_id);
-}
-
-bool EdgeTree::publish(const std::string& project_id, const std::string& path,
-                       const std::string& object_file) const {
-  std::shared_lock guard(lock_);
-  return trusted_ && publishLocked(project_id, path, object_file);
-}
-
-void EdgeTree::keep(const std::string& host, const std::string& project_id, const std::string& path,
-                    const std::string& object_file, uint64_t read_began) const {
-  std::shared_lock guard(lock_);
-  if (!trusted_ || generation_.load() != read_began) return;
-  if (linkHostLocked(host, project_id)) publishLocked(project_id, path, object_file);
-}
-
-void EdgeTree::trust(bool heard) {
-  trusted_ = heard;
-  dropAll();
-}
-
-void EdgeTree::dropAll() const {
-  std::unique_lock guard(lock_);
-  ++generation_;
-  std::error_code error;
-  for (const char* sub : {"/hosts", "/projects"}) {
-    for (fs::directory_iterator it(root_ + sub, error), end; !error && it != end;
-         it.increment(error)) {
-      std::error_code ignored;
-      fs::remove_all(it->path(), ignored);
-    }
-  }
-}
-
-bool EdgeTree::linkHostLocked(const std::string& host, const std::string& project_id) const {
   std::optional<std::string> folder = hostFolder(host);
   if (!folder || project_id.empty() || project_id.find('/') != std::string::npos) return false;
   const std::string link = hostsDir() + "/" + *folder;
@@ -130,8 +93,8 @@ bool EdgeTree::linkHostLocked(const std::string& host, const std::string& projec
   return true;
 }
 
-bool EdgeTree::publishLocked(const std::string& project_id, const std::string& path,
-                             const std::string& object_file) const {
+bool EdgeTree::publish(const std::string& project_id, const std::string& path,
+                       const std::string& object_file) const {
   const std::string target = projectDir(project_id) + "/" + path;
   if (!makeParents(target)) return false;  // a stored file named like one of its folders
   const std::string temporary = temporaryBeside(target);
@@ -147,8 +110,6 @@ bool EdgeTree::publishLocked(const std::string& project_id, const std::string& p
 }
 
 void EdgeTree::unpublish(const std::string& project_id, const std::string& path) const {
-  std::unique_lock guard(lock_);
-  ++generation_;
   const fs::path project = projectDir(project_id);
   fs::path target = project / path;
   ::unlink(target.c_str());
@@ -160,12 +121,6 @@ void EdgeTree::unpublish(const std::string& project_id, const std::string& path)
 }
 
 void EdgeTree::forgetHosts(const std::string& project_id) const {
-  std::unique_lock guard(lock_);
-  ++generation_;
-  forgetHostsLocked(project_id);
-}
-
-void EdgeTree::forgetHostsLocked(const std::string& project_id) const {
   const std::string target = "../projects/" + project_id;
   std::error_code error;
   for (fs::directory_iterator it(hostsDir(), error), end; !error && it != end;
@@ -177,9 +132,7 @@ void EdgeTree::forgetHostsLocked(const std::string& project_id) const {
 
 void EdgeTree::removeProject(const std::string& project_id) const {
   if (project_id.empty() || project_id.find('/') != std::string::npos) return;
-  std::unique_lock guard(lock_);
-  ++generation_;
-  forgetHostsLocked(project_id);
+  forgetHosts(project_id);
   std::error_code error;
   fs::remove_all(projectDir(project_id), error);
 }

@@ -13,21 +13,11 @@
 // project's domains change; entries whose object is gone (link count 1) are swept. Every
 // change is a rename or an unlink, so nginx sees the old entry or the new one. Failures are
 // logged and leave berthd to answer.
-//
-// Other nodes change the record too (one PostgreSQL, one blob store): their changes reach
-// this node as NOTIFY (storage_plugin.cpp), and each drops the entries it touches (a project's
-// files, a project's hosts). The tree is trusted only while the core listens: before the first
-// `pg.listening` and after a `pg.not_listening` nothing is added, and every (re)listen drops
-// everything. A miss that read the record before a drop must not put back what it read: it
-// takes generation() first, and keep() refuses once anything was dropped since.
 #pragma once
 #include <berth/plugin.hpp>
 
-#include <atomic>
 #include <cstddef>
-#include <cstdint>
 #include <optional>
-#include <shared_mutex>
 #include <string>
 
 #include "mime_types.hpp"
@@ -58,17 +48,6 @@ class EdgeTree {
   void removeProject(const std::string& project_id) const;
   // Removes the host links to the project; the next miss on a host it still has puts one back.
   void forgetHosts(const std::string& project_id) const;
-  // Whether entries may be added: only while every change is heard. Either way everything
-  // is dropped (anything may have changed while nobody listened).
-  void trust(bool heard);
-  // Where a miss begins: pass it to keep().
-  uint64_t generation() const { return generation_.load(); }
-  // A miss served by berthd, put back for the edge: linkHost + publish, unless the tree is not
-  // trusted or something was dropped since `read_began` (the record read may be older).
-  void keep(const std::string& host, const std::string& project_id, const std::string& path,
-            const std::string& object_file, uint64_t read_began) const;
-  // Removes every host link and every project's folder.
-  void dropAll() const;
   // Removes entries whose object no longer exists; returns how many.
   size_t sweep() const;
 
@@ -78,16 +57,7 @@ class EdgeTree {
 
  private:
   std::string projectDir(const std::string& project_id) const;
-  bool linkHostLocked(const std::string& host, const std::string& project_id) const;
-  bool publishLocked(const std::string& project_id, const std::string& path,
-                     const std::string& object_file) const;
-  void forgetHostsLocked(const std::string& project_id) const;
   std::string root_;
-  // Adds hold it shared, drops exclusively (a drop bumps the generation under it), so an add
-  // that checked the generation finishes before a drop begins.
-  mutable std::shared_mutex lock_;
-  mutable std::atomic<uint64_t> generation_{0};
-  std::atomic<bool> trusted_{false};
 };
 
 }  // namespace berth::storage

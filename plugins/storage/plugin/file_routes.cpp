@@ -106,9 +106,6 @@ class FileHandlers {
   // GET and HEAD /_files/<path> on a project host: the edge sends the object itself
   // (sendfile, Range, ETag, Last-Modified, conditional requests); berthd only finds it.
   void serve(const Request& req, Responder& resp) const {
-    // Before anything is read: a drop meanwhile (a change heard from another node) means what
-    // is read below may be older than it, so it is answered but not put back for the edge.
-    const uint64_t began = c_.tree ? c_.tree->generation() : 0;
     Project project = c_.hosts.byHost(berth::ProjectsDirectory(*c_.services), req.host());
     std::string path = req.param("path");
     if (pathRefusal(path)) throw Error::notFound("no such file");
@@ -117,7 +114,8 @@ class FileHandlers {
     std::optional<std::string> local = c_.store->localPath(*blob);
     if (!local) throw Error::notImplemented("this blob backend cannot hand files to the edge");
     // A miss at the edge: the next request for it will not reach berthd.
-    if (c_.tree) c_.tree->keep(req.host(), project.id, path, *local, began);
+    if (c_.tree && c_.tree->linkHost(req.host(), project.id))
+      c_.tree->publish(project.id, path, *local);
     resp.file(*local, blob->content_type);
   }
 

@@ -1,7 +1,6 @@
 // The storage plugin: the blob store other plugins keep bytes in (storage.blobs.v1), the
 // stored-file routes of docs/openapi.yaml (Files) and /_files/ on project hosts. README.md
 // beside this folder lists every route, answer, service method and configuration key.
-#include <berth/pg_notify.hpp>
 #include <berth/plugin.hpp>
 
 #include <algorithm>
@@ -17,9 +16,6 @@
 #include "berth_migrations_storage.inc"
 
 namespace berth::storage {
-
-// The projects plugin's NOTIFY when a custom domain row changes (its 0006_domains_notify.sql).
-inline constexpr const char* kDomainsChannel = "berth_project_domains";
 
 class StoragePlugin final : public berth::Plugin {
  public:
@@ -65,7 +61,9 @@ class StoragePlugin final : public berth::Plugin {
       context_.hosts.forgetAll();
       if (context_.tree) context_.tree->forgetHosts(payload.at("id").get<std::string>());
     });
-    listenForChanges(r);
+    // The store, made in start(), keeps file usage while the core listens for its changes.
+    berth::KeptAnswers<FileUsage>::listen(
+        r, kUsageChannel, [this] { return context_.store ? &context_.store->usage() : nullptr; });
     r.job(
         "sweep", std::chrono::minutes(10), [this](berth::JobContext& job) { sweep(job); }, true);
   }
@@ -129,58 +127,6 @@ class StoragePlugin final : public berth::Plugin {
   }
 
  private:
-  // What other nodes change reaches this one as NOTIFY (README.md, "Several nodes"). The core
-  // listens on one connection, so both channels hear `listening` and `not listening` together.
-  void listenForChanges(berth::Registrar& r) {
-    auto usage = [this] { return context_.store ? &context_.store->usage() : nullptr; };
-    // A blob row changed (0002's trigger, the project's id; "*" for a truncate): the store
-    // drops that project's usage and the tree drops its files, which any node's next miss
-    // puts back from the record. A replace and a delete both change the row.
-    berth::listenTo(r, kUsageChannel,
-                    berth::PgNotifyCallbacks{
-                        .listening =
-                            [this, usage] {
-                              if (auto* kept = usage()) kept->heardListening();
-                              if (context_.tree) context_.tree->trust(true);
-                            },
-                        .notified =
-                            [this, usage](std::string_view project_id) {
-                              if (auto* kept = usage()) kept->heard(project_id);
-                              dropProjectFiles(std::string(project_id));
-                            },
-                        .notListening =
-                            [this, usage] {
-                              if (auto* kept = usage()) kept->heardNotListening();
-                              if (context_.tree) context_.tree->trust(false);
-                            },
-                    });
-    // A domain row changed (the projects plugin's 0006 trigger, the project's id): that
-    // project's host links go, and the hosts kept here with them, so a removed or moved domain
-    // stops reaching its files; the next miss on a host it still has puts one back.
-    berth::listenTo(r, kDomainsChannel,
-                    berth::PgNotifyCallbacks{
-                        .listening = [] {},  // the usage channel's drops everything
-                        .notified =
-                            [this](std::string_view project_id) {
-                              context_.hosts.forgetAll();
-                              if (!context_.tree) return;
-                              if (project_id.empty() || project_id == "*")
-                                context_.tree->dropAll();
-                              else
-                                context_.tree->forgetHosts(std::string(project_id));
-                            },
-                        .notListening = [] {},
-                    });
-  }
-
-  void dropProjectFiles(const std::string& project_id) {
-    if (!context_.tree) return;
-    if (project_id.empty() || project_id == "*")
-      context_.tree->dropAll();
-    else
-      context_.tree->removeProject(project_id);
-  }
-
   // The edge sends /_files/ from a tree of hard links when it can (see edge_tree.hpp); without
   // it (a core before ABI 1.2) berthd answers every request, as it always could.
   void startEdgeTree(berth::Services& services, const std::string& root) {
