@@ -205,7 +205,7 @@ TEST_F(Quotas, DiskPerAccountCountsTheFilesAndReleasesOfAllItsProjects) {
   // The release's packed build (what other nodes unpack it from) is stored disk too.
   berth::core::Pool db(server->databaseUrl(), 1, std::chrono::seconds(10));
   const int64_t pack = std::stoll(
-      column(db, "SELECT build_bytes::text FROM runtime.runtime_releases WHERE id = $1", {id})
+      column(db, "SELECT build_size::text FROM runtime.runtime_releases WHERE id = $1", {id})
           .at(0));
   EXPECT_GT(pack, 0);
   const int64_t stored =
