@@ -133,4 +133,28 @@ void ProjectIdentities::remove(const std::string& project_id) {
   services_.db().exec("DELETE FROM runtime.runtime_project_uids WHERE project_id = $1", project_id);
 }
 
+std::vector<std::string> ProjectIdentities::removeOrphans(
+    const std::function<bool(const std::string&)>& exists) {
+  std::vector<std::string> candidates;
+  std::error_code ec;
+  for (auto entry = fs::directory_iterator(homes_dir_, ec);
+       !ec && entry != fs::directory_iterator(); entry.increment(ec)) {
+    const std::string id = entry->path().filename().string();
+    if (id.empty() || id[0] == '.') continue;
+    std::lock_guard lock(mutex_);
+    if (!known_.count(id)) candidates.push_back(id);
+  }
+  std::vector<std::string> removed;
+  for (const auto& id : candidates) {
+    if (exists(id)) continue;
+    {
+      std::lock_guard lock(mutex_);
+      if (known_.count(id)) continue;  // taken into use meanwhile
+    }
+    remove(id);
+    removed.push_back(id);
+  }
+  return removed;
+}
+
 }  // namespace berth::runtime

@@ -5,10 +5,12 @@
 #pragma once
 #include <berth/plugin.hpp>
 
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "child_process.hpp"
 
@@ -37,6 +39,10 @@ class ProjectIdentities {
   ProjectIdentity of(const std::string& project_id);
   // The project is gone: its folder is removed and its uid freed.
   void remove(const std::string& project_id);
+  // Removes the folders (and uids) of projects that `exists` says are gone: a berthd killed
+  // between a project's deletion and its project.deleted hook left them. A folder in use since
+  // this start is never judged. Returns the ids removed.
+  std::vector<std::string> removeOrphans(const std::function<bool(const std::string&)>& exists);
 
   const std::string& homesDir() const { return homes_dir_; }
 

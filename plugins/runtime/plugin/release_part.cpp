@@ -318,6 +318,16 @@ void ReleasesPart::sweep() {
       ctx_.logger().info("removed a half-unpacked release folder: " + path.string());
     }
   }
+  if (!ctx_.identities) return;
+  try {
+    const berth::ProjectsDirectory directory(*ctx_.services);
+    for (const auto& id : ctx_.identities->removeOrphans([&](const std::string& project_id) {
+           return directory.tryGetById(project_id).has_value();
+         }))
+      ctx_.logger().info("removed the home folder of a deleted project: " + id);
+  } catch (const std::exception& e) {
+    ctx_.logger().warn(std::string("home folders of deleted projects not swept: ") + e.what());
+  }
 }
 
 void ReleasesPart::forgetIdentity(const std::string& project_id) {
