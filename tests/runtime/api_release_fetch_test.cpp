@@ -1,4 +1,5 @@
-// ctest-label: api (two real berthds on one PostgreSQL and one S3-compatible store, s3rver)
+// ctest-label: api (two real berthds on one PostgreSQL and one S3-compatible store, s3rver:
+// tests/support/cluster.hpp without its balancer)
 // Releases on several nodes: node A builds a release and packs the folder its build made into
 // the blob space "builds" (digest and size on the release row); node B, with its own data_dir,
 // serves the release through its own edge after making the folder from that pack: fetched,
@@ -13,15 +14,14 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <random>
 #include <thread>
 
 #include "host_requests.hpp"
 #include "projects/api_support.hpp"
 #include "support/release_upload.hpp"
-#include "support/s3rver_process.hpp"
 #include "tar_builder.hpp"
+#include "two_nodes.hpp"
 
 using namespace berth::testing;
 using namespace berth::testing::projects_api;
@@ -31,24 +31,6 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string credentialsFile(const std::string& dir) {
-  std::string path = dir + "/s3-credentials";
-  std::ofstream(path) << "[default]\naws_access_key_id = " << S3rverProcess::kAccessKey
-                      << "\naws_secret_access_key = " << S3rverProcess::kSecret << "\n";
-  ::chmod(path.c_str(), 0600);
-  return path;
-}
-
-std::string nodeYaml(const S3rverProcess& store, const std::string& credentials) {
-  return secretsKeyYaml() +
-         "  creation_burst: 100\n"
-         "storage:\n  backend: s3\n  s3_endpoint: " +
-         store.endpoint() + "\n  s3_bucket: " + store.bucket() +
-         "\n  s3_credentials_file: " + credentials +
-         "\n  s3_timeout_seconds: 5\n"
-         "runtime:\n  keep_releases: 1\n  start_timeout_seconds: 20\n";
-}
 
 // A static site with a folder, an executable file and a link inside the release.
 std::string staticSite(const std::string& word) {
@@ -71,76 +53,36 @@ std::string unpackedLine(const std::string& release) {
   return "release " + release + " unpacked on this node from its packed build";
 }
 
-class ApiReleaseFetch : public ::testing::Test {
+class ApiReleaseFetch : public TwoNodes<ApiReleaseFetch> {
  protected:
   static void SetUpTestSuite() {
-    store = new S3rverProcess();
-    store->start();
-    scratch = makeTempDir("release-fetch");
-    const std::string yaml = nodeYaml(*store, credentialsFile(scratch));
-    BerthdOptions a;
-    a.plugins = {"projects", "storage", "runtime"};
-    a.extra_yaml = yaml;
-    nodeA = new BerthdProcess(a);
-    nodeA->start();
-    BerthdOptions b = a;
-    b.set = {"database.url=" + nodeA->databaseUrl()};  // one control plane for both
-    nodeB = new BerthdProcess(b);
-    nodeB->start();
-    owner = new Account(makeAccount(*nodeA, "fetcher"));
-  }
-  static void TearDownTestSuite() {
-    delete owner;
-    delete nodeB;
-    delete nodeA;
-    delete store;
-    removeTree(scratch);
+    ClusterOptions options;
+    options.extra_yaml = "runtime:\n  keep_releases: 1\n  start_timeout_seconds: 20\n";
+    startNodes(options, "fetcher");
   }
 
-  static ApiClient api() { return nodeA->api(owner->token); }
-  static std::string project(const std::string& label) {
-    mustCreate(api(), label);
-    return projectName(label, owner->slug);
-  }
   static std::string releaseDir(const BerthdProcess& node, const std::string& name,
                                 const std::string& release) {
-    return node.dataDir() + "/releases/" + projectId(*nodeA, name) + "/" + release;
+    return node.dataDir() + "/releases/" + projectId(nodeA(), name) + "/" + release;
   }
   // What is in B's folder of the project's releases (hidden unpacking folders included).
   static std::vector<std::string> folderOnB(const std::string& name) {
     std::vector<std::string> names;
     std::error_code ec;
     for (const auto& e :
-         fs::directory_iterator(nodeB->dataDir() + "/releases/" + projectId(*nodeA, name), ec))
+         fs::directory_iterator(nodeB().dataDir() + "/releases/" + projectId(nodeA(), name), ec))
       names.push_back(e.path().filename().string());
     return names;
-  }
-  static std::vector<std::string> sql(const std::string& statement,
-                                      const std::vector<berth::core::Param>& params) {
-    berth::core::Pool db(nodeA->databaseUrl(), 1, std::chrono::seconds(10));
-    return column(db, statement, params);
   }
   // The object (in the bucket) of a blob, from the storage plugin's table.
   static std::string objectOf(const std::string& name, const std::string& space,
                               const std::string& key) {
     auto objects =
         sql("SELECT object FROM storage.blobs WHERE project_id = $1 AND space = $2 AND key = $3",
-            {projectId(*nodeA, name), space, key});
+            {projectId(nodeA(), name), space, key});
     return objects.empty() ? "" : objects[0];
   }
-
-  static S3rverProcess* store;
-  static BerthdProcess* nodeA;
-  static BerthdProcess* nodeB;
-  static Account* owner;
-  static std::string scratch;
 };
-
-S3rverProcess* ApiReleaseFetch::store = nullptr;
-BerthdProcess* ApiReleaseFetch::nodeA = nullptr;
-BerthdProcess* ApiReleaseFetch::nodeB = nullptr;
-Account* ApiReleaseFetch::owner = nullptr;
-std::string ApiReleaseFetch::scratch;
 
 TEST_F(ApiReleaseFetch, AStaticSiteBuiltOnAIsServedByBFromItsPack) {
   const std::string name = project("site");
@@ -153,21 +95,21 @@ TEST_F(ApiReleaseFetch, AStaticSiteBuiltOnAIsServedByBFromItsPack) {
           {id});
   ASSERT_EQ(row, std::vector<std::string>{"true"});
   EXPECT_NE(objectOf(name, "builds", id), "");
-  EXPECT_FALSE(fs::exists(releaseDir(*nodeB, name, id)));
+  EXPECT_FALSE(fs::exists(releaseDir(nodeB(), name, id)));
 
-  auto onA = onProjectHost(*nodeA, name, "/assets/app.js");
+  auto onA = onProjectHost(nodeA(), name, "/assets/app.js");
   ASSERT_EQ(onA.status, 200) << onA.body;
-  auto onB = onProjectHost(*nodeB, name, "/assets/app.js");
+  auto onB = onProjectHost(nodeB(), name, "/assets/app.js");
   ASSERT_EQ(onB.status, 200) << onB.body;
   EXPECT_EQ(onB.body, onA.body);
   EXPECT_EQ(onB.header("etag"), onA.header("etag"));  // modification times kept
-  auto page = onProjectHost(*nodeB, name, "/");
+  auto page = onProjectHost(nodeB(), name, "/");
   EXPECT_EQ(page.status, 200);
   EXPECT_EQ(page.body, "<h1>first</h1>\n");
-  EXPECT_EQ(onProjectHost(*nodeB, name, "/latest.html").body, "<h1>first</h1>\n");
+  EXPECT_EQ(onProjectHost(nodeB(), name, "/latest.html").body, "<h1>first</h1>\n");
 
   // The folder on B is the one A made: modes, the link's own text.
-  const std::string dir = releaseDir(*nodeB, name, id);
+  const std::string dir = releaseDir(nodeB(), name, id);
   struct stat st {};
   ASSERT_EQ(::stat((dir + "/assets/tool.sh").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0755u);
@@ -178,8 +120,8 @@ TEST_F(ApiReleaseFetch, AStaticSiteBuiltOnAIsServedByBFromItsPack) {
   EXPECT_EQ(st.st_mode & 07777, 0755u);
   EXPECT_EQ(fs::read_symlink(dir + "/latest.html"), "index.html");
   // Unpacked once, however many requests came.
-  EXPECT_EQ(count(nodeB->output(), unpackedLine(id)), 1u) << nodeB->output();
-  EXPECT_EQ(count(nodeA->output(), unpackedLine(id)), 0u);  // A has the folder it built
+  EXPECT_EQ(count(nodeB().output(), unpackedLine(id)), 1u) << nodeB().output();
+  EXPECT_EQ(count(nodeA().output(), unpackedLine(id)), 0u);  // A has the folder it built
   EXPECT_TRUE(eventually([&] {
     for (const auto& entry : projectLogs(api(), name))
       if (entry.value("message", "").starts_with(unpackedLine(id))) return true;
@@ -206,14 +148,14 @@ TEST_F(ApiReleaseFetch, ConcurrentFirstRequestsOnBShareOneUnpack) {
   std::vector<std::thread> threads;
   for (int i = 0; i < kRequests; ++i)
     threads.emplace_back([&answers, &name, i] {
-      answers[i] = onProjectHost(*nodeB, name, "/files/f" + std::to_string(i) + ".txt");
+      answers[i] = onProjectHost(nodeB(), name, "/files/f" + std::to_string(i) + ".txt");
     });
   for (auto& t : threads) t.join();
   for (int i = 0; i < kRequests; ++i) {
     EXPECT_EQ(answers[i].status, 200) << i << ": " << answers[i].body;
     EXPECT_EQ(answers[i].body, text(i)) << i;
   }
-  EXPECT_EQ(count(nodeB->output(), unpackedLine(id)), 1u);
+  EXPECT_EQ(count(nodeB().output(), unpackedLine(id)), 1u);
   EXPECT_EQ(folderOnB(name), std::vector<std::string>{id});  // no half folder left beside it
 }
 
@@ -226,7 +168,7 @@ TEST_F(ApiReleaseFetch, APackWhoseDigestDoesNotMatchTheRowIsRefusedAndLeavesNoth
                 {id, wrong})
                 .size(),
             1u);
-  auto r = onProjectHost(*nodeB, name, "/index.html");
+  auto r = onProjectHost(nodeB(), name, "/index.html");
   EXPECT_EQ(r.status, 503) << r.body;
   const std::string text = errorText(r);
   EXPECT_TRUE(text.starts_with("release " + id +
@@ -236,10 +178,10 @@ TEST_F(ApiReleaseFetch, APackWhoseDigestDoesNotMatchTheRowIsRefusedAndLeavesNoth
   EXPECT_NE(text.find("expected sha256 " + wrong), std::string::npos) << text;
   EXPECT_NE(text.find("nothing of it was unpacked"), std::string::npos) << text;
   EXPECT_TRUE(folderOnB(name).empty());
-  EXPECT_EQ(count(nodeB->output(), unpackedLine(id)), 0u);
-  EXPECT_NE(nodeB->output().find("release " + id + " was refused"), std::string::npos);
+  EXPECT_EQ(count(nodeB().output(), unpackedLine(id)), 0u);
+  EXPECT_NE(nodeB().output().find("release " + id + " was refused"), std::string::npos);
   // The node that built it still serves its own folder.
-  EXPECT_EQ(onProjectHost(*nodeA, name, "/index.html").status, 200);
+  EXPECT_EQ(onProjectHost(nodeA(), name, "/index.html").status, 200);
 }
 
 TEST_F(ApiReleaseFetch, APackOverwrittenInTheStoreIsRefusedAndLeavesNothing) {
@@ -247,22 +189,22 @@ TEST_F(ApiReleaseFetch, APackOverwrittenInTheStoreIsRefusedAndLeavesNothing) {
   const std::string id = deployLive(api(), name, staticSite("tamper"));
   const std::string object = objectOf(name, "builds", id);
   ASSERT_NE(object, "");
-  const std::string file =
-      store->directory() + "/data/" + store->bucket() + "/" + object + "._S3rver_object";
+  const std::string file = cluster->store().directory() + "/data/" + cluster->store().bucket() +
+                           "/" + object + "._S3rver_object";
   ASSERT_TRUE(fs::exists(file)) << file;
   std::string bytes = readFile(file);
   ASSERT_FALSE(bytes.empty());
   bytes[bytes.size() / 2] ^= 0x55;  // same size, other bytes
   writeFile(file, bytes);
 
-  auto r = onProjectHost(*nodeB, name, "/index.html");
+  auto r = onProjectHost(nodeB(), name, "/index.html");
   EXPECT_EQ(r.status, 503) << r.body;
   // The storage plugin's own check of its copy refuses it first.
   EXPECT_EQ(errorText(r), "the files of release " + id +
                               " could not be fetched from the blob store: object storage did "
                               "not return the blob; try again");
   EXPECT_TRUE(folderOnB(name).empty());
-  EXPECT_EQ(count(nodeB->output(), unpackedLine(id)), 0u);
+  EXPECT_EQ(count(nodeB().output(), unpackedLine(id)), 0u);
 }
 
 TEST_F(ApiReleaseFetch, AReleaseBuiltBeforePackingIsServedWhereItsFolderIsAndRefusedElsewhere) {
@@ -274,9 +216,9 @@ TEST_F(ApiReleaseFetch, AReleaseBuiltBeforePackingIsServedWhereItsFolderIsAndRef
                 {id})
                 .size(),
             1u);
-  auto onA = onProjectHost(*nodeA, name, "/index.html");
+  auto onA = onProjectHost(nodeA(), name, "/index.html");
   EXPECT_EQ(onA.status, 200) << onA.body;
-  auto onB = onProjectHost(*nodeB, name, "/index.html");
+  auto onB = onProjectHost(nodeB(), name, "/index.html");
   EXPECT_EQ(onB.status, 503) << onB.body;
   EXPECT_EQ(errorText(onB),
             "release " + id + " was built on " +
@@ -289,7 +231,7 @@ TEST_F(ApiReleaseFetch, AReleaseBuiltBeforePackingIsServedWhereItsFolderIsAndRef
 TEST_F(ApiReleaseFetch, PruningRemovesThePackWithTheUpload) {
   const std::string name = project("prune");
   const std::string first = deployLive(api(), name, staticSite("one"));
-  ASSERT_EQ(onProjectHost(*nodeB, name, "/").body, "<h1>one</h1>\n");
+  ASSERT_EQ(onProjectHost(nodeB(), name, "/").body, "<h1>one</h1>\n");
   ASSERT_NE(objectOf(name, "builds", first), "");
   const std::string second = deployLive(api(), name, staticSite("two"));  // keep_releases: 1
   EXPECT_TRUE(eventually([&] {
@@ -297,8 +239,9 @@ TEST_F(ApiReleaseFetch, PruningRemovesThePackWithTheUpload) {
   }));
   EXPECT_NE(objectOf(name, "builds", second), "");
   // B follows the live release (its watch job) and serves the new one from its pack.
-  EXPECT_TRUE(eventually([&] { return onProjectHost(*nodeB, name, "/").body == "<h1>two</h1>\n"; }))
-      << onProjectHost(*nodeB, name, "/").body;
+  EXPECT_TRUE(eventually([&] {
+    return onProjectHost(nodeB(), name, "/").body == "<h1>two</h1>\n";
+  })) << onProjectHost(nodeB(), name, "/").body;
 }
 
 // Last: it stops node A.
@@ -322,16 +265,16 @@ TEST_F(ApiReleaseFetch, ZZANodeAppBuiltOnARunsOnBWithAStopped) {
           .finish();
   const std::string id = deployLive(api(), name, archive, std::chrono::seconds(120));
   // npm made node_modules on A (the upload has none): a link to ../greeting.
-  ASSERT_TRUE(fs::is_symlink(releaseDir(*nodeA, name, id) + "/node_modules/greeting"));
+  ASSERT_TRUE(fs::is_symlink(releaseDir(nodeA(), name, id) + "/node_modules/greeting"));
 
-  stopCleanly(*nodeA);
-  auto r = onProjectHost(*nodeB, name, "/hi");
+  stopCleanly(nodeA());
+  auto r = onProjectHost(nodeB(), name, "/hi");
   EXPECT_EQ(r.status, 200) << r.body;
   EXPECT_EQ(r.body, "hello from the pack /hi\n");
-  const std::string dir = releaseDir(*nodeB, name, id);
+  const std::string dir = releaseDir(nodeB(), name, id);
   ASSERT_TRUE(fs::is_symlink(dir + "/node_modules/greeting"));
   EXPECT_EQ(fs::read_symlink(dir + "/node_modules/greeting"), "../greeting");
-  EXPECT_EQ(count(nodeB->output(), unpackedLine(id)), 1u);
+  EXPECT_EQ(count(nodeB().output(), unpackedLine(id)), 1u);
 }
 
 }  // namespace

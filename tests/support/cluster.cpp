@@ -91,17 +91,23 @@ Cluster::Cluster(ClusterOptions options) : options_(std::move(options)) {
       yaml.replace(at, own.size(), "url: \"" + database_url_ + "\"");
       writeFile(node->configFile(), yaml);
     }
+    std::ofstream cluster(node->configFile(), std::ios::app);
+    cluster << "\ncluster:\n";
     // The node's own address for project traffic: its edge, said explicitly as an operator
-    // would on a machine with several addresses.
-    std::ofstream(node->configFile(), std::ios::app)
-        << "\ncluster:\n  node_address: \"127.0.0.1:" << node->port()
-        << "\"\n  labels:\n    node: n" << i << "\n";
+    // would on a machine with several addresses (without it, berthd registers its edge's).
+    if (options_.node_address) cluster << "  node_address: \"127.0.0.1:" << node->port() << "\"\n";
+    cluster << "  labels:\n    node: n" << i << "\n";
+    if (i < options_.labels.size())
+      for (const auto& [key, value] : options_.labels[i])
+        cluster << "    " << key << ": \"" << value << "\"\n";
+    cluster.close();
     node->start();
     if (i == 0) database_url_ = node->databaseUrl();
     nodes_.push_back(std::move(node));
     alive_.push_back(true);
+    node_ids_.emplace_back();
   }
-  startBalancer();
+  if (options_.balancer) startBalancer();
 }
 
 Cluster::~Cluster() {
@@ -156,12 +162,13 @@ void Cluster::startBalancer() {
                              readFile(dir + "/error.log"));
 }
 
-void Cluster::kill9(size_t i) {
+bool Cluster::kill9(size_t i) {
   auto& node = *nodes_.at(i);
-  ::kill(node.pid(), SIGKILL);
-  eventually([&] { return !node.running(); }, std::chrono::seconds(10));
+  const bool sent = ::kill(node.pid(), SIGKILL) == 0;
+  const bool gone = eventually([&] { return !node.running(); }, std::chrono::seconds(10));
   killLeftovers(node.dataDir());
   alive_[i] = false;
+  return sent && gone;
 }
 
 HttpResult Cluster::onHost(const std::string& project, const std::string& path,
@@ -198,13 +205,16 @@ std::vector<std::string> Cluster::sql(const std::string& statement,
 }
 
 std::string Cluster::nodeId(size_t i) const {
+  if (!node_ids_.at(i).empty()) return node_ids_[i];
+  // All nodes run on this host: the pid tells them apart.
   std::vector<std::string> ids;
   eventually([&] {
     ids = sql("SELECT id::text FROM core.nodes WHERE pid = $1",
               {std::to_string(nodes_.at(i)->pid())});
     return ids.size() == 1;
   });
-  return ids.size() == 1 ? ids[0] : "";
+  if (ids.size() == 1) node_ids_[i] = ids[0];
+  return node_ids_[i];
 }
 
 int Cluster::ownerOf(const std::string& project) const {
