@@ -133,7 +133,7 @@ TEST_F(LoggingTest, InvalidUtf8DoesNotLoseTheLine) {
   logLine(*getLogger("core"), spdlog::level::info, "", "", "bad \xff byte");
   const auto got = lines();
   ASSERT_EQ(got.size(), 1u);
-  EXPECT_NO_THROW(json::parse(got[0])) << got[0];
+  EXPECT_TRUE(json::accept(got[0])) << got[0];
 }
 
 TEST_F(LoggingTest, LevelFiltersLines) {

@@ -121,7 +121,8 @@ class ApiReleasesService : public OwnerSuite {
 };
 
 TEST_F(ApiReleasesService, AReleaseFromFilesIsBuiltLiveAndServedAndAnswersAsTheRoutes) {
-  auto [name, id] = project("files");
+  std::string name, id;
+  std::tie(name, id) = project("files");
   json made = mustCall(
       "create", {{"project_id", id},
                  {"files",
@@ -167,7 +168,8 @@ TEST_F(ApiReleasesService, AReleaseFromFilesIsBuiltLiveAndServedAndAnswersAsTheR
 }
 
 TEST_F(ApiReleasesService, AReleaseFromAFolderTakesTheRequestsFilesOverTheFolders) {
-  auto [name, id] = project("folder");
+  std::string name, id;
+  std::tie(name, id) = project("folder");
   const std::string folder = scratch + "/site";
   fs::create_directories(folder + "/sub/deeper");
   fs::create_directories(folder + "/empty");
@@ -204,7 +206,8 @@ TEST_F(ApiReleasesService, AReleaseFromAFolderTakesTheRequestsFilesOverTheFolder
 }
 
 TEST_F(ApiReleasesService, CmdIsTheStartCommandWithTheHeadersRule) {
-  auto [name, id] = project("cmd");
+  std::string name, id;
+  std::tie(name, id) = project("cmd");
   json done =
       built(id, {{"cmd", "node app.js"},
                  {"files", {{{"path", "app.js"}, {"content", nodeApp("started by cmd")}}}}});
@@ -236,7 +239,8 @@ TEST_F(ApiReleasesService, CmdIsTheStartCommandWithTheHeadersRule) {
 }
 
 TEST_F(ApiReleasesService, CreateRefusesWhatTheRouteWouldAndBadRequests) {
-  auto [name, id] = project("refuse");
+  std::string name, id;
+  std::tie(name, id) = project("refuse");
   const json one = {{{"path", "index.html"}, {"content", "x"}}};
   expectRefused("create", {{"project_id", "00000000-0000-0000-0000-000000000000"}, {"files", one}},
                 404, "no project called 00000000-0000-0000-0000-000000000000");
@@ -290,7 +294,8 @@ TEST_F(ApiReleasesService, CreateRefusesWhatTheRouteWouldAndBadRequests) {
 }
 
 TEST_F(ApiReleasesService, WaitGetAndPromoteWhileOneBuildsAndAfter) {
-  auto [name, id] = project("waits");
+  std::string name, id;
+  std::tie(name, id) = project("waits");
   json first = built(id, {{"files", {{{"path", "index.html"}, {"content", "first"}}}}});
   ASSERT_EQ(first["status"], "live");
   json second = built(id, {{"files", {{{"path", "index.html"}, {"content", "second"}}}}});

@@ -193,7 +193,8 @@ TEST_F(ApiStartOptions, EveryRefusalAndNothingStoredByOne) {
 }
 
 TEST_F(ApiStartOptions, TheReadinessPathAndStartTimeoutAreHonoured) {
-  auto [name, id] = appProject("ready");
+  std::string name, id;
+  std::tie(name, id) = appProject("ready");
   // Without options: ready once it accepts connections, though "/" fails.
   EXPECT_TRUE(answers(name, "/healthz", "healthy"));
 
@@ -227,7 +228,8 @@ TEST_F(ApiStartOptions, TheReadinessPathAndStartTimeoutAreHonoured) {
 }
 
 TEST_F(ApiStartOptions, ASharedFolderIsVisibleReadOnlyOnlyWithTheOption) {
-  auto [name, id] = appProject("shared");
+  std::string name, id;
+  std::tie(name, id) = appProject("shared");
   const std::string tools = shared + "/node-tools";
   fs::create_directories(tools);
   std::ofstream(tools + "/tool.txt") << "a shared tool";
@@ -281,7 +283,8 @@ TEST_F(ApiStartOptions, ASharedFolderIsVisibleReadOnlyOnlyWithTheOption) {
 }
 
 TEST_F(ApiStartOptions, TheEnvironmentReachesTheAppOverASecretAndGoesWithTheProject) {
-  auto [name, id] = appProject("env");
+  std::string name, id;
+  std::tie(name, id) = appProject("env");
   ASSERT_EQ(api()
                 .post("/projects/" + name + "/secrets",
                       {{"name", "GREETING"}, {"value", "from a secret"}})
