@@ -5,6 +5,7 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,14 +22,13 @@ class TwoNodes : public ::testing::Test {
   static void startNodes(ClusterOptions options, const std::string& account_slug) {
     options.nodes = 2;
     options.balancer = false;
-    cluster = new Cluster(std::move(options));
-    owner = new projects_api::Account(projects_api::makeAccount(nodeA(), account_slug));
+    cluster = std::make_unique<Cluster>(std::move(options));
+    owner =
+        std::make_unique<projects_api::Account>(projects_api::makeAccount(nodeA(), account_slug));
   }
   static void TearDownTestSuite() {
-    delete owner;
-    owner = nullptr;
-    delete cluster;
-    cluster = nullptr;
+    owner.reset();
+    cluster.reset();
   }
 
   static BerthdProcess& nodeA() { return cluster->node(0); }
@@ -43,8 +43,8 @@ class TwoNodes : public ::testing::Test {
     return cluster->sql(statement, params);
   }
 
-  static inline Cluster* cluster = nullptr;
-  static inline projects_api::Account* owner = nullptr;
+  static inline std::unique_ptr<Cluster> cluster;
+  static inline std::unique_ptr<projects_api::Account> owner;
 };
 
 }  // namespace berth::testing::runtime_api
