@@ -1,5 +1,7 @@
 #include "domain_routes.hpp"
 
+#include <mutex>
+
 #include "access.hpp"
 #include "dns_txt.hpp"
 #include "domain_rules.hpp"
@@ -209,6 +211,10 @@ int64_t removeExpiredDomainClaims(const Context& context) {
 }
 
 void publishCustomHosts(const Context& context) {
+  // Routes, the jobs and the NOTIFY job publish from several threads: one at a time, so the
+  // list read last is the one the core keeps.
+  static std::mutex publishing;
+  std::lock_guard lock(publishing);
   auto r = context.db().exec(
       "SELECT d.host FROM projects.domains d JOIN projects.projects p ON p.id = d.project_id "
       "WHERE d.verified AND p.status = 'ready' ORDER BY d.host");

@@ -17,4 +17,8 @@ int64_t removeExpiredDomainClaims(const Context& context);
 // Tells the core every verified domain, so that their traffic reaches the projects.
 void publishCustomHosts(const Context& context);
 
+// Migration 0006's NOTIFY when a domain row changes on any node, with the project's id: this
+// plugin reads its custom hosts again, the storage plugin drops its edge links to the project.
+inline constexpr const char* kDomainsChannel = "berth_project_domains";
+
 }  // namespace berth::projects

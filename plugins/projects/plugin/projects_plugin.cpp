@@ -1,7 +1,9 @@
 // The projects plugin: projects, regions, names, plans, teams and roles, secrets, custom
 // domains and one database per project. README.md beside this folder lists every answer.
+#include <berth/pg_notify.hpp>
 #include <berth/plugin.hpp>
 
+#include <atomic>
 #include <fstream>
 
 #include "context.hpp"
@@ -53,6 +55,24 @@ class ProjectsPlugin final : public berth::Plugin {
     // Another node may have verified a domain; and a crash may have left a half-made project.
     r.job("custom_hosts", std::chrono::seconds(30),
           [this](berth::JobContext&) { publishCustomHosts(context_); });
+    // A domain row changed through any node (migration 0006's NOTIFY), or the core listens
+    // again after a lost connection: the custom hosts are read again within 200 ms, off the
+    // core's listening thread.
+    berth::listenTo(r, kDomainsChannel,
+                    berth::PgNotifyCallbacks{
+                        .listening = [this] { hosts_heard_ = true; },
+                        .notified = [this](std::string_view) { hosts_heard_ = true; },
+                        .notListening = {},
+                    });
+    r.job("custom_hosts_heard", std::chrono::milliseconds(200), [this](berth::JobContext&) {
+      if (!hosts_heard_.exchange(false)) return;
+      try {
+        publishCustomHosts(context_);
+      } catch (...) {
+        hosts_heard_ = true;  // the next run tries again
+        throw;
+      }
+    });
     // Unverified domain claims past projects.domain_claim_days (already ignored by every
     // route; this removes the rows).
     r.job(
@@ -141,6 +161,7 @@ class ProjectsPlugin final : public berth::Plugin {
   }
 
   Context context_;
+  std::atomic<bool> hosts_heard_{false};  // a domain change heard, custom hosts not yet read
 };
 
 }  // namespace berth::projects
