@@ -85,8 +85,8 @@ class BlobStore {
   std::optional<BlobRecord> find(const std::string& project_id, const std::string& space,
                                  const std::string& key) const;
   // find() for the hot path of GET /_files: answers (found or not) are remembered for a
-  // couple of seconds and forgotten on every change this store makes. With the local
-  // backend every change goes through this process, so the memory is never stale here.
+  // couple of seconds and forgotten on every change this store makes and on every change
+  // another node makes (forgetServed(), on its NOTIFY).
   std::optional<BlobRecord> findServed(const std::string& project_id, const std::string& space,
                                        const std::string& key);
   // Keys in byte order, starting with `prefix`, after `after`; at most `limit`.
@@ -113,6 +113,18 @@ class BlobStore {
   // (KeptAnswers::listen in registerAll); stopKeepingUsage() before the store goes.
   berth::KeptAnswers<FileUsage>& usage() const { return usage_; }
   void stopKeepingUsage() { usage_.stop(); }
+  // Forgets every findServed() answer: another node changed a blob (heard by NOTIFY).
+  void forgetServed() { served_.clear(); }
+
+  // Where the blob's bytes are (or would be) on this machine, without fetching them: the
+  // edge tree's links are checked against it. Nothing when the backend keeps none here.
+  std::optional<std::string> copyPlace(const BlobRecord& record) const {
+    try {
+      return backend_.copyPlace(record.object);
+    } catch (const BackendError&) {
+      return std::nullopt;
+    }
+  }
 
   // Removes objects no row refers to that were last modified before `cutoff`; returns how
   // many. `stop` is asked between projects.

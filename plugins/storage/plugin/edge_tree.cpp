@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <random>
 #include <system_error>
 
@@ -75,9 +76,12 @@ std::string EdgeTree::projectDir(const std::string& project_id) const {
   return root_ + "/projects/" + project_id;
 }
 
-bool EdgeTree::linkHost(const std::string& host, const std::string& project_id) const {
+bool EdgeTree::linkHost(const std::string& host, const std::string& project_id,
+                        uint64_t lookup_began) const {
   std::optional<std::string> folder = hostFolder(host);
   if (!folder || project_id.empty() || project_id.find('/') != std::string::npos) return false;
+  std::shared_lock guard(hosts_lock_);
+  if (!trusted_ || host_generation_.load() != lookup_began) return false;
   const std::string link = hostsDir() + "/" + *folder;
   const std::string target = "../projects/" + project_id;
   std::error_code error;
@@ -95,6 +99,7 @@ bool EdgeTree::linkHost(const std::string& host, const std::string& project_id) 
 
 bool EdgeTree::publish(const std::string& project_id, const std::string& path,
                        const std::string& object_file) const {
+  if (!trusted_) return false;
   const std::string target = projectDir(project_id) + "/" + path;
   if (!makeParents(target)) return false;  // a stored file named like one of its folders
   const std::string temporary = temporaryBeside(target);
@@ -120,7 +125,42 @@ void EdgeTree::unpublish(const std::string& project_id, const std::string& path)
   }
 }
 
+bool EdgeTree::unpublishUnless(const std::string& project_id, const std::string& path,
+                               const std::optional<std::string>& current) const {
+  const std::string entry = projectDir(project_id) + "/" + path;
+  struct stat linked {};
+  if (::lstat(entry.c_str(), &linked) != 0) return false;
+  struct stat wanted {};
+  if (current && ::stat(current->c_str(), &wanted) == 0 && wanted.st_dev == linked.st_dev &&
+      wanted.st_ino == linked.st_ino)
+    return false;
+  // A link made meanwhile for the current bytes may go too: that costs one miss.
+  unpublish(project_id, path);
+  return true;
+}
+
+std::vector<std::string> EdgeTree::publishedPaths(const std::string& project_id) const {
+  std::vector<std::string> paths;
+  if (project_id.empty() || project_id.find('/') != std::string::npos) return paths;
+  const fs::path project = projectDir(project_id);
+  std::error_code error;
+  for (fs::recursive_directory_iterator it(project, error), end; !error && it != end;
+       it.increment(error)) {
+    if (it->path().filename().string().starts_with(".berth-tmp-")) continue;
+    std::error_code ignored;
+    if (it->is_regular_file(ignored))
+      paths.push_back(it->path().lexically_relative(project).generic_string());
+  }
+  return paths;
+}
+
 void EdgeTree::forgetHosts(const std::string& project_id) const {
+  std::unique_lock guard(hosts_lock_);
+  ++host_generation_;
+  forgetHostsLocked(project_id);
+}
+
+void EdgeTree::forgetHostsLocked(const std::string& project_id) const {
   const std::string target = "../projects/" + project_id;
   std::error_code error;
   for (fs::directory_iterator it(hostsDir(), error), end; !error && it != end;
@@ -135,6 +175,24 @@ void EdgeTree::removeProject(const std::string& project_id) const {
   forgetHosts(project_id);
   std::error_code error;
   fs::remove_all(projectDir(project_id), error);
+}
+
+void EdgeTree::trust(bool heard) {
+  trusted_ = heard;
+  dropAll();
+}
+
+void EdgeTree::dropAll() const {
+  std::unique_lock guard(hosts_lock_);
+  ++host_generation_;
+  std::error_code error;
+  for (const char* sub : {"/hosts", "/projects"}) {
+    for (fs::directory_iterator it(root_ + sub, error), end; !error && it != end;
+         it.increment(error)) {
+      std::error_code ignored;
+      fs::remove_all(it->path(), ignored);
+    }
+  }
 }
 
 size_t EdgeTree::sweep() const {

@@ -62,8 +62,12 @@ class FileHandlers {
                 ? c_.store->putFile(log, project.id, kFiles, path, *spooled, /*move=*/true, type)
                 : c_.store->putBytes(log, project.id, kFiles, path, exchange->request.body(), type);
         // Before the answer, so that a replace is what the edge sends from now on.
-        if (c_.tree)
-          if (auto local = c_.store->localPath(stored)) c_.tree->publish(project.id, path, *local);
+        if (c_.tree) {
+          if (auto local = c_.store->localPath(stored))
+            publishChecked(project.id, path, *local, stored.object);
+          else
+            c_.tree->unpublish(project.id, path);
+        }
         c_.logger()
             .withProject(project.name)
             .info(exchange->request,
@@ -106,6 +110,8 @@ class FileHandlers {
   // GET and HEAD /_files/<path> on a project host: the edge sends the object itself
   // (sendfile, Range, ETag, Last-Modified, conditional requests); berthd only finds it.
   void serve(const Request& req, Responder& resp) const {
+    // Before the host is looked up: a domain change heard meanwhile may not be in the answer.
+    const uint64_t hosts_began = c_.tree ? c_.tree->hostGeneration() : 0;
     Project project = c_.hosts.byHost(berth::ProjectsDirectory(*c_.services), req.host());
     std::string path = req.param("path");
     if (pathRefusal(path)) throw Error::notFound("no such file");
@@ -114,12 +120,31 @@ class FileHandlers {
     std::optional<std::string> local = c_.store->localPath(*blob);
     if (!local) throw Error::notImplemented("this blob backend cannot hand files to the edge");
     // A miss at the edge: the next request for it will not reach berthd.
-    if (c_.tree && c_.tree->linkHost(req.host(), project.id))
-      c_.tree->publish(project.id, path, *local);
+    if (c_.tree && c_.tree->linkHost(req.host(), project.id, hosts_began))
+      publishChecked(project.id, path, *local, blob->object);
     resp.file(*local, blob->content_type);
   }
 
  private:
+  // Links `local` (the bytes of `object`) as the file, then reads the record again, past any
+  // memory: a change another node committed before that read is undone here, and one
+  // committed after it is heard later (edge_changes.hpp) and finds the link to check. So a link
+  // to bytes the record no longer names never outlives the change's notification.
+  void publishChecked(const std::string& project_id, const std::string& path,
+                      const std::string& local, const std::string& object) const {
+    if (!c_.tree->publish(project_id, path, local)) {
+      c_.tree->unpublish(project_id, path);  // an older entry must not stay instead
+      return;
+    }
+    std::optional<BlobRecord> now;
+    try {
+      now = c_.store->find(project_id, kFiles, path);
+    } catch (const std::exception&) {
+      // Unsure: the edge asks berthd next time.
+    }
+    if (!now || now->object != object) c_.tree->unpublish(project_id, path);
+  }
+
   // Runs `fn` on a work thread, answering what it throws the way the SDK does for handlers
   // (a database error's SQL goes to the log, never to the caller).
   template <class F>

@@ -10,6 +10,7 @@
 #include "backend_choice.hpp"
 #include "blob_service.hpp"
 #include "context.hpp"
+#include "edge_changes.hpp"
 #include "file_routes.hpp"
 #include "s3_backend.hpp"
 
@@ -64,6 +65,8 @@ class StoragePlugin final : public berth::Plugin {
     // The store, made in start(), keeps file usage while the core listens for its changes.
     berth::KeptAnswers<FileUsage>::listen(
         r, kUsageChannel, [this] { return context_.store ? &context_.store->usage() : nullptr; });
+    // Changes any node makes reach this node's edge tree (edge_changes.hpp).
+    edge_changes_.listen(r);
     r.job(
         "sweep", std::chrono::minutes(10), [this](berth::JobContext& job) { sweep(job); }, true);
   }
@@ -179,6 +182,7 @@ class StoragePlugin final : public berth::Plugin {
   }
 
   Context context_;
+  EdgeChanges edge_changes_{context_};
   std::atomic<bool> tree_sweep_queued_{false};
 };
 

@@ -65,6 +65,12 @@ class BlobBackend {
                                                int64_t /*modified*/) const {
     return localPath(object);
   }
+  // Where localCopy() puts the object's bytes on this machine, whether or not they are there
+  // now; never fetches (the edge tree compares its links with it). @throw BackendError for a
+  // name that is not an object's.
+  virtual std::optional<std::string> copyPlace(const std::string& object) const {
+    return localPath(object);
+  }
 
   // Up to `length` bytes from `offset` (fewer at the end).
   virtual std::string read(const std::string& object, uint64_t offset, uint64_t length) const = 0;

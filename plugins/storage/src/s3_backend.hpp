@@ -57,6 +57,9 @@ class S3Backend final : public BlobBackend {
   std::optional<std::string> localPath(const std::string&) const override { return std::nullopt; }
   std::optional<std::string> localCopy(const std::string& object, const StoredObject& expected,
                                        int64_t modified) const override;
+  std::optional<std::string> copyPlace(const std::string& object) const override {
+    return cachePath(object);
+  }
   std::string read(const std::string& object, uint64_t offset, uint64_t length) const override;
   void remove(const std::string& object) override;
   void removeGroup(const std::string& group) override;
