@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 #include <set>
 #include <thread>
@@ -114,39 +115,57 @@ TEST_F(ClusterE2e, ProjectsMadeThroughTheBalancerAreSeenByEveryNode) {
     }
 }
 
-// DISABLED: a known leftover, not yet fixed. nginx sends /_files/ from each node's own tree of
-// links without asking berthd, and only the node that made a change (a file replaced or
-// deleted, a custom domain removed) updates its links, so the other nodes keep sending the old
-// bytes. Enable once every node drops its links on the change's NOTIFY.
-TEST_F(ClusterE2e, DISABLED_FilesUploadedThroughTheBalancerAreReadOnEveryNode) {
+// Each node's edge sends /_files/ from its own tree of links without asking berthd (the storage
+// README, "Several nodes"): a replace or a delete made through node 0 must reach the links the
+// other nodes made when they first answered the file.
+TEST_F(ClusterE2e, FilesUploadedThroughTheBalancerAreReadOnEveryNode) {
   const std::string name = project("files");
+  const std::vector<std::string> ids =
+      cluster->sql("SELECT id FROM projects.projects WHERE name = $1", {name});
+  ASSERT_EQ(ids.size(), 1u);
+  const std::string& id = ids[0];
   std::string bytes;
   for (int i = 0; i < 5000; ++i) bytes.push_back(static_cast<char>(i * 7 % 256));
   auto put = upload(api(), name, "docs/a.bin", bytes);
   ASSERT_EQ(put.status, 201) << put.body;
   for (size_t i = 0; i < cluster->size(); ++i) {
-    auto got = cluster->onHostVia(i, name, "/_files/docs/a.bin");
-    EXPECT_EQ(got.status, 200) << "node " << i << ": " << got.body;
-    EXPECT_TRUE(got.body == bytes) << "node " << i << " answered other bytes";
+    // The first answer is berthd's, which links the file; the second is the edge's.
+    for (int round = 0; round < 2; ++round) {
+      auto got = cluster->onHostVia(i, name, "/_files/docs/a.bin");
+      EXPECT_EQ(got.status, 200) << "node " << i << ": " << got.body;
+      EXPECT_TRUE(got.body == bytes) << "node " << i << " answered other bytes";
+    }
+    // What the edge of every node would keep sending if nothing told it of the changes below.
+    EXPECT_TRUE(std::filesystem::exists(cluster->node(i).dataDir() + "/blobs/edge/projects/" + id +
+                                        "/docs/a.bin"))
+        << "node " << i << " did not link the file";
   }
-  // A replacement made on node 0 is what the others send next, though they kept a copy.
+  // A replacement made on node 0 is what every node sends next, though each linked the old one.
   ASSERT_EQ(upload(apiVia(0), name, "docs/a.bin", "second").status, 201);
-  for (size_t i = 1; i < cluster->size(); ++i) {
+  for (size_t i = 0; i < cluster->size(); ++i) {
     HttpResult got;
     EXPECT_TRUE(eventually(
         [&] {
           got = cluster->onHostVia(i, name, "/_files/docs/a.bin");
-          return got.body == "second";
+          return got.status == 200 && got.body == "second";
         },
         kBound))
         << "node " << i << " still answers " << got.status << " (" << got.body.size() << " bytes)";
+    // And keeps sending it (its edge links the new bytes now).
+    for (int round = 0; round < 2; ++round) {
+      got = cluster->onHostVia(i, name, "/_files/docs/a.bin");
+      EXPECT_TRUE(got.body == "second")
+          << "node " << i << " answers " << got.body.size() << " bytes";
+    }
   }
-  // And a delete.
+  // And a delete, made on node 0 while every node links the new bytes.
   ASSERT_EQ(apiVia(0).del("/projects/" + name + "/files/docs/a.bin").status, 204);
-  for (size_t i = 1; i < cluster->size(); ++i)
+  for (size_t i = 0; i < cluster->size(); ++i) {
     EXPECT_TRUE(eventually(
         [&] { return cluster->onHostVia(i, name, "/_files/docs/a.bin").status == 404; }, kBound))
         << "node " << i << " still serves a deleted file";
+    EXPECT_EQ(cluster->onHostVia(i, name, "/_files/docs/a.bin").status, 404) << "node " << i;
+  }
 }
 
 TEST_F(ClusterE2e, AStaticSiteIsServedByEveryNode) {
@@ -276,11 +295,9 @@ TEST_F(ClusterE2e, ARevokedTokenIsRefusedAtOnceOnEveryNode) {
 
 // ---- changes made on node 0, in force on nodes 1 and 2 ------------------------------------
 
-// DISABLED: a known leftover, not yet fixed. nginx sends /_files/ from each node's own tree of
-// links without asking berthd, and only the node that made a change (a file replaced or
-// deleted, a custom domain removed) updates its links, so the other nodes keep sending the old
-// bytes. Enable once every node drops its links on the change's NOTIFY.
-TEST_F(ClusterE2e, DISABLED_ACustomDomainVerifiedOnOneNodeIsServedByTheOthers) {
+// The other nodes' edges link the domain to the project's files when they first answer it; its
+// removal on node 0 must take the link away on every node.
+TEST_F(ClusterE2e, ACustomDomainVerifiedOnOneNodeIsServedByTheOthers) {
   const std::string name = project("domain");
   const std::string host = "www.cluster.test";
   ASSERT_EQ(upload(api(), name, "hello.txt", "hi from the domain").status, 201);
@@ -305,19 +322,61 @@ TEST_F(ClusterE2e, DISABLED_ACustomDomainVerifiedOnOneNodeIsServedByTheOthers) {
         },
         kBound))
         << "node " << i << ": " << r.status << " " << r.body;
+    r = viaDomain(i);  // from the link the first answer made
+    EXPECT_EQ(r.body, "hi from the domain") << "node " << i;
+    EXPECT_TRUE(std::filesystem::is_symlink(
+        std::filesystem::symlink_status(cluster->node(i).dataDir() + "/blobs/edge/hosts/" + host)))
+        << "node " << i << " did not link the domain";
   }
   ASSERT_EQ(apiVia(0).del("/projects/" + name + "/domains/" + host).status, 204);
-  for (size_t i = 1; i < cluster->size(); ++i) {
+  for (size_t i = 0; i < cluster->size(); ++i) {
     HttpResult r;
     EXPECT_TRUE(eventually(
         [&] {
           r = viaDomain(i);
-          return r.body != "hi from the domain";
+          return r.status != 200 && r.body.find("hi from the domain") == std::string::npos;
         },
         kBound))
-        << "node " << i << " still serves a deleted domain";
+        << "node " << i << " still serves a deleted domain: " << r.status << " " << r.body;
+    r = viaDomain(i);
+    EXPECT_NE(r.status, 200) << "node " << i << ": " << r.body;
   }
   dns.stop(std::chrono::seconds(5));
+
+  // The domain moves to another project, which has no hello.txt: no node may send the first
+  // project's file under it again (a host link kept from before would lead there).
+  const std::string second = project("domaintwo");
+  ASSERT_EQ(upload(api(), second, "other.txt", "the second project").status, 201);
+  auto claimed = apiVia(0).post("/projects/" + second + "/domains", {{"host", host}});
+  ASSERT_EQ(claimed.status, 201) << claimed.body;
+  auto dns_again = projects_api::startDnsmasq(
+      dns_port, "cluster.test",
+      {{"_berth." + host, "berth-verify=" + projects_api::tokenOf(claimed.json())}},
+      root + "/dnsmasq-again.log");
+  auto moved = apiVia(0).raw("POST", "/projects/" + second + "/domains/" + host + "/verify", "");
+  ASSERT_EQ(moved.status, 200) << moved.body;
+  for (size_t i = 0; i < cluster->size(); ++i) {
+    HttpResult r;
+    // Routed to the second project: berthd's "no such file" (before, the core's "no such route").
+    EXPECT_TRUE(eventually(
+        [&] {
+          r = viaDomain(i);
+          return r.status == 404 && r.body.find("no such file") != std::string::npos;
+        },
+        kBound))
+        << "node " << i << " answers " << r.status << " " << r.body << " for a moved domain";
+    // Its own files are served there (eventually: a node's edge reloads for its new hosts).
+    EXPECT_TRUE(eventually(
+        [&] {
+          r = sendToHost(cluster->node(i).baseUrl(), host, "GET", "/_files/other.txt");
+          return r.status == 200 && r.body == "the second project";
+        },
+        kBound))
+        << "node " << i << " answers " << r.status << " " << r.body;
+    r = viaDomain(i);
+    EXPECT_TRUE(r.body.find("hi from the domain") == std::string::npos) << "node " << i;
+  }
+  dns_again.stop(std::chrono::seconds(5));
   removeTree(root);
 }
 
