@@ -304,7 +304,7 @@ TEST(NginxConfig, CacheRulesRenderTheZoneTheMapAndALocationPerTtl) {
   EXPECT_TRUE(contains(sixty, "add_header x-berth-cache $berth_cache_status always;"));
   EXPECT_TRUE(contains(sixty, "proxy_ignore_headers X-Accel-Redirect"));
   EXPECT_TRUE(contains(sixty, "proxy_set_header Upgrade $http_upgrade;"));
-  EXPECT_TRUE(contains(sixty, "error_page 502 = @berth_app_502;"));
+  EXPECT_TRUE(contains(sixty, "error_page 502 = $berth_app_502_page;"));
   auto zero = blockOf(text, "location ~ ^/_berth_cache/0/(?<berth_port>[0-9]+)/ {");
   EXPECT_TRUE(contains(zero, "proxy_cache berth_cache;"));
   EXPECT_FALSE(contains(zero, "proxy_cache_valid")) << zero;  // only what the answer allows
@@ -478,6 +478,62 @@ TEST(NginxConfig, FileTreesAppRoutesAndFastCgiRender) {
 
   // The access log names the method the client sent, not X-Accel-Redirect's GET.
   EXPECT_TRUE(contains(text, "\"method\":\"$berth_log_method\""));
+
+  auto result = nginxTest(layout);
+  EXPECT_TRUE(result.status.ok()) << result.output;
+}
+
+// A 502 of an app location asks berthd once more when nothing reached the app; the second
+// failure, or one after bytes were sent, is the JSON answer.
+TEST(NginxConfig, AnAppThatRefusedIsAskedForAgainOnce) {
+  TempDir dir;
+  auto layout = cachingLayout(dir.path());
+  layout.files_rules = {{"/", dir.path() + "/runtime/edge", "index.html", ""}};
+  layout.app_rules = {{"shop.apps.example.test", 40001}};
+  auto text = renderNginxConfig(layout);
+  auto map = blockOf(text, "map \"$berth_app_again|$upstream_bytes_sent\" $berth_app_502_page {");
+  ASSERT_FALSE(map.empty()) << text;
+  EXPECT_TRUE(contains(map, "volatile;")) << map;
+  EXPECT_TRUE(contains(map, "\"~^[|](.* : )?0$\" @berth_app_again;")) << map;
+  EXPECT_TRUE(contains(map, "default @berth_app_502;")) << map;
+
+  const std::string fcgi_tail =
+      "(?<berth_port>[0-9]+)(?<berth_fcgi_root>/.*?)/_berth_script(?<berth_fcgi_script>/.*)$ {";
+  for (const std::string& opening :
+       {std::string("location ~ ^/_berth_proxy/(?<berth_port>[0-9]+)/ {"),
+        std::string("location ~ ^/_berth_cache/60/(?<berth_port>[0-9]+)/ {"),
+        std::string("location ~ ^/_berth_cache/[0-9]+/(?<berth_port>[0-9]+)/ {"),
+        "location ~ ^/_berth_fcgi/" + fcgi_tail, "location ~ ^/_berth_fcgi_cache/60/" + fcgi_tail,
+        "location ~ ^/_berth_fcgi_cache/[0-9]+/" + fcgi_tail}) {
+    auto block = blockOf(text, opening);
+    ASSERT_FALSE(block.empty()) << opening;
+    EXPECT_TRUE(contains(block, "error_page 502 = $berth_app_502_page;")) << block;
+    EXPECT_TRUE(contains(block, "recursive_error_pages on;")) << block;
+    EXPECT_FALSE(contains(block, "@berth_app_502;")) << block;
+  }
+  // A direct route's 502 still goes to berthd, which then proxies as above.
+  EXPECT_TRUE(contains(blockOf(text, "location = /_berth_direct/60 {"),
+                       "error_page 502 = @berth_project;"));
+
+  // The project server asks berthd as it did at first, with the client's method kept, and
+  // never from the cache (the request reads GET after X-Accel-Redirect).
+  std::string project_server = text.substr(text.find("server_name \"~^(?<berth_sub>"));
+  auto again = blockOf(project_server, "location @berth_app_again {");
+  ASSERT_FALSE(again.empty()) << project_server;
+  EXPECT_TRUE(contains(again, "set $berth_app_again 1;")) << again;
+  EXPECT_TRUE(contains(again, "proxy_pass http://berth_backend;"));
+  EXPECT_TRUE(contains(again, "proxy_request_buffering on;"));
+  EXPECT_TRUE(contains(again, "proxy_method $berth_method;"));
+  EXPECT_TRUE(contains(again, "proxy_set_header X-Berth-Edge project;"));
+  EXPECT_TRUE(contains(again, "proxy_set_header X-Berth-Edge-Proof "));
+  EXPECT_TRUE(contains(again, "proxy_set_header X-Berth-Body-File \"\";"));
+  EXPECT_FALSE(contains(again, "set $berth_method")) << again;
+  EXPECT_FALSE(contains(again, "proxy_cache ")) << again;
+  // The API server's routes never proxy to apps: no second asking there.
+  std::string api_server = text.substr(0, text.find("server_name \"~^(?<berth_sub>"));
+  auto api_again = blockOf(api_server, "location @berth_app_again {");
+  EXPECT_TRUE(contains(api_again, "return 502 ")) << api_again;
+  EXPECT_FALSE(contains(api_again, "proxy_pass")) << api_again;
 
   auto result = nginxTest(layout);
   EXPECT_TRUE(result.status.ok()) << result.output;

@@ -22,6 +22,7 @@ namespace {
 constexpr uint64_t kMiB = 1024 * 1024;
 // Idle upstream connections kept per worker, to berthd and to each app (see appMaps).
 constexpr int kUpstreamKeepalive = 128;
+constexpr const char* kAppNotAnswering = "the app is not answering; try again";
 
 // Host names are pasted into the config, so anything but a plain DNS name is refused rather
 // than escaped: a stray ';' or '{' would otherwise inject directives.
@@ -188,6 +189,7 @@ class ConfigWriter {
     line(1, "map $berth_method $berth_log_method { '' $request_method; default $berth_method; }");
     apikeyRedaction();
     line(1, "map $http_upgrade $connection_upgrade { default upgrade; '' close; }");
+    appAgainMap();
     if (caching()) cacheMaps();
     if (!layout_.files_rules.empty()) filesMaps();
     if (!layout_.app_rules.empty()) appMaps();
@@ -336,7 +338,9 @@ class ConfigWriter {
 
   // proxy_set_header is inherited only by levels that set none, so each backend location
   // repeats the whole list.
-  void backendProxy(int depth, const std::string& edge, bool spooled) {
+  // `kept_method`: send the method a location before an X-Accel-Redirect kept in $berth_method
+  // (the request now reads GET) rather than this request's.
+  void backendProxy(int depth, const std::string& edge, bool spooled, bool kept_method = false) {
     line(depth, "proxy_pass http://berth_backend;");
     line(depth, "proxy_http_version 1.1;");
     // Pistache closes HTTP/1.1 connections that do not ask for keep-alive.
@@ -360,8 +364,46 @@ class ConfigWriter {
     // berthd may hold a request while a project's process starts.
     line(depth, "proxy_read_timeout 3600s;");
     line(depth, "proxy_send_timeout 3600s;");
-    // X-Accel-Redirect turns the method into GET; /_berth_proxy/ puts this one back.
-    line(depth, "set $berth_method $request_method;");
+    if (kept_method) {
+      line(depth, "proxy_method $berth_method;");
+    } else {
+      // X-Accel-Redirect turns the method into GET; /_berth_proxy/ puts this one back.
+      line(depth, "set $berth_method $request_method;");
+    }
+  }
+
+  // An app stopped or restarted between berthd's answer and nginx's connect refuses it. When
+  // nothing reached the app, berthd is asked once more (it wakes the app or names its new
+  // port); a request the app may have read is never sent twice. $upstream_bytes_sent lists
+  // every upstream of the request, internal redirects parted by " : ": the app's is the last
+  // part, and a part with several tries ("0, 0") is not retried. volatile: a map's value is
+  // otherwise kept for the request, and the second failure must read it again.
+  // $berth_app_again is set by @berth_app_again only; no header or argument can set it.
+  void appAgainMap() {
+    line(1, "map \"$berth_app_again|$upstream_bytes_sent\" $berth_app_502_page {");
+    line(2, "volatile;");
+    line(2, "\"~^[|](.* : )?0$\" @berth_app_again;");
+    line(2, "default @berth_app_502;");
+    line(1, "}");
+  }
+
+  // The second asking of berthd (appAgainMap), as the first: same headers and proof, the
+  // body again (read whole before berthd was first asked), the client's method. Not through
+  // the edge cache: this request now reads GET, so a POST could be answered from it. The
+  // API server's routes never proxy to apps, and its spooled bodies are handed by file: a
+  // refused app is answered there without asking again.
+  void appAgainLocation(const std::string& edge) {
+    line(2, "location @berth_app_again {");
+    if (edge == "project") {
+      line(3, "set $berth_app_again 1;");
+      line(3, "proxy_request_buffering on;");
+      backendProxy(3, edge, false, true);
+      if (caching()) line(3, "proxy_hide_header x-berth-cache;");
+    } else {
+      line(3, "default_type application/json;");
+      line(3, "return 502 " + jsonError(kAppNotAnswering) + ";");
+    }
+    line(2, "}");
   }
 
   void errorPages(int depth, const std::string& too_large_location) {
@@ -393,14 +435,14 @@ class ConfigWriter {
     jsonErrorLocation("@berth_502", 502, "berthd is not answering; try again");
     jsonErrorLocation("@berth_504", 504, "the upstream took too long to answer");
     jsonErrorLocation("@berth_file_404", 404, "no such file");
-    jsonErrorLocation("@berth_app_502", 502, "the app is not answering; try again");
+    jsonErrorLocation("@berth_app_502", 502, kAppNotAnswering);
     jsonErrorLocation("@berth_app_504", 504, "the app took too long to answer");
     jsonErrorLocation("@berth_node_502", 502,
                       "the node that runs this project's app is not answering; try again");
   }
 
   // Targets of X-Accel-Redirect answers from berthd; never reachable from outside.
-  void internalLocations() {
+  void internalLocations(const std::string& edge) {
     line(2, "location /_berth_file/ {");
     line(3, "internal;");
     line(3, "alias " + layout_.data_dir + "/;");
@@ -448,6 +490,7 @@ class ConfigWriter {
     line(3, "add_header x-berth-cache MISS always;");
     line(2, "}");
     if (!layout_.forward_proof.empty()) nodeProxy();
+    appAgainLocation(edge);
   }
 
   // To the edge of the node that runs a project's app (berthd checked the address against
@@ -531,8 +574,7 @@ class ConfigWriter {
     } else {
       line(depth, "add_header x-berth-cache MISS always;");
     }
-    line(depth, "error_page 502 = @berth_app_502;");
-    line(depth, "error_page 504 = @berth_app_504;");
+    appErrorPages(depth);
     line(depth, "error_page 500 = @berth_500;");
   }
 
@@ -576,9 +618,17 @@ class ConfigWriter {
     line(3, "proxy_pass http://127.0.0.1:$berth_port;");
     line(3, "proxy_method $berth_method;");
     toApp("$connection_upgrade", "off");
-    line(3, "error_page 502 = @berth_app_502;");
-    line(3, "error_page 504 = @berth_app_504;");
+    appErrorPages(3);
     line(3, "error_page 500 = @berth_500;");
+  }
+
+  // Where an app location's failures go: a 502 to berthd once more or to the JSON answer
+  // (appAgainMap). recursive_error_pages: without it the first error_page marks the request,
+  // and the app's second 502 (after asking again) would get nginx's own HTML page.
+  void appErrorPages(int depth) {
+    line(depth, "recursive_error_pages on;");
+    line(depth, "error_page 502 = $berth_app_502_page;");
+    line(depth, "error_page 504 = @berth_app_504;");
   }
 
   void apiServer() {
@@ -619,7 +669,7 @@ class ConfigWriter {
     }
 
     if (!layout_.console_dir.empty()) consoleLocations();
-    internalLocations();
+    internalLocations("api");
     namedErrorLocations(layout_.json_body_limit);
     line(1, "}");
   }
@@ -797,7 +847,7 @@ class ConfigWriter {
     }
     if (!layout_.app_rules.empty()) directLocations();
 
-    internalLocations();
+    internalLocations("project");
     namedErrorLocations(layout_.project_body_limit);
     line(1, "}");
   }

@@ -129,6 +129,10 @@ std::vector<uint32_t> edgeCacheTtls(const EdgeLayout& layout);
 //    x-berth-cache: HIT|MISS on app answers;
 //  - /_berth_fcgi/<port><document root below data_dir>/_berth_script<script>?<query>: the
 //    request as FastCGI to 127.0.0.1:<port> (SCRIPT_FILENAME, REQUEST_URI, the client's method);
+//  - on the project server, an app that refused the connection of one of the locations above
+//    (nothing sent: a stop or restart since berthd answered) gets the request given to berthd
+//    once more, with the client's method and body (not through the edge cache); a second
+//    refusal, or a 502 after bytes reached the app, is the JSON 502 "the app is not answering";
 //  - file trees: a GET/HEAD under a rule's prefix is answered from <root>/<host>/<rest> when the
 //    file exists (paths with "//", "/." or an encoded '/', '.' or '\' never are), else as before;
 //  - app rules: every request for the host goes to 127.0.0.1:<port> (kept-alive upstream, the
