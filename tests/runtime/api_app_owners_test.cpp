@@ -71,6 +71,16 @@ class ApiAppOwners : public TwoNodes<ApiAppOwners> {
     return fs::exists(nodeB().dataDir() + "/releases/" + projectId(nodeA(), name));
   }
   // A Node app made live and started on A; its answer there.
+  // The project's request log entries for `path` (the access log's path, query included).
+  static int requestsLogged(const std::string& name, const std::string& path) {
+    auto r = api().get("/projects/" + name + "/logs?limit=1000");
+    if (r.status != 200) throw std::runtime_error("GET logs: " + r.body);
+    const json body = r.json();
+    int count = 0;
+    for (const auto& e : body.at("logs"))
+      if (e.at("kind") == "request" && e.at("path").is_string() && e.at("path") == path) ++count;
+    return count;
+  }
   static json startedOnA(const std::string& name) {
     deployLive(api(), name, nodeRelease(kWhoApp), std::chrono::seconds(120));
     auto r = onProjectHost(nodeA(), name, "/start");
@@ -103,6 +113,11 @@ TEST_F(ApiAppOwners, AnAppRunningOnAIsReachedThroughBsEdge) {
   EXPECT_EQ(viaB.value("url", ""), "/some/path?b=2&a=1&b=3");
   EXPECT_EQ(viaB.value("host", ""), onA.value("host", "x"));
   EXPECT_EQ(viaB.value("forwarded", "x"), "");  // the cluster secret never reaches an app
+  // Logged once, by the owner's edge, not again by B's, which only passed it on. Both nodes
+  // write their entries within a second or two; the count is read after both have.
+  EXPECT_TRUE(eventually([&] { return requestsLogged(name, "/some/path?b=2&a=1&b=3") > 0; }));
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  EXPECT_EQ(requestsLogged(name, "/some/path?b=2&a=1&b=3"), 1);
 
   // A body goes on whole, with the client's method. (B's berthd reads it before deciding, as a
   // wake's request on one node: up to edge.json_body_limit + 1 MB; README "Known limits".)

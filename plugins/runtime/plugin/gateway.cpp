@@ -123,13 +123,17 @@ void Gateway::dispatch(const Request& request, Responder& responder, int retries
   std::optional<std::string> schedule = request.header("x-berth-schedule");
   if (schedule && !provenByNode(context_, request)) schedule.reset();
   std::string method = request.method();
-  if (schedule || method != "GET")
-    notes_.remember(request.id(), RequestNote{method == "GET" ? "" : method, schedule});
+  RequestNote note{method == "GET" ? "" : method, schedule};
+  if (schedule || method != "GET") notes_.remember(request.id(), note);
   std::shared_ptr<const ReleaseRecord> release = routing_.live(project.id);
   if (!release) throw Error::notFound(project.name + " has no live release yet");
   // Owned by another node: its edge serves it, and this node needs no release files.
   bool owned_elsewhere = false;
-  if (proxiedToOwner(project, *release, request, responder, owned_elsewhere)) return;
+  if (proxiedToOwner(project, *release, request, responder, owned_elsewhere)) {
+    note.proxied = true;  // logged once, by the owner's edge
+    notes_.remember(request.id(), note);
+    return;
+  }
   // Built on another node: its folder is made here first, the request held meanwhile.
   if (!releaseFolderReady(context_, *release, request, responder,
                           [this, retries_left](const Request& again, Responder& answer) {
@@ -455,6 +459,7 @@ void Gateway::access(std::string_view line) {
   // Requests the edge sent straight to the app never reach handle(): this is their trace.
   idle_.touch(project->id);
   std::optional<RequestNote> note = notes_.take(payload.request_id);
+  if (note && note->proxied) return;
   context_.logs.add(project->id, requestLogEntry(payload, note));
 }
 

@@ -22,6 +22,7 @@ namespace berth::runtime {
 struct RequestNote {
   std::string method;                   // empty: the access log's own
   std::optional<std::string> schedule;  // the schedule that made the request
+  bool proxied = false;                 // sent to the node that owns the app, whose edge logs it
 };
 
 class RequestNotes {
