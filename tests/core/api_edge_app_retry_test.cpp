@@ -13,6 +13,7 @@
 
 #include "support/berthd_process.hpp"
 #include "support/berthd_suite.hpp"
+#include "support/loopback_socket.hpp"
 
 using namespace berth::testing;
 
@@ -66,7 +67,7 @@ class OneShotApp {
       if (fd < 0) return;  // shut down
       timeval tv{30, 0};
       setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-      seen_ = readRequest(fd);
+      seen_ = readHttpRequest(fd);
       if (!answer_.empty()) {
         std::string reply = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: " +
                             std::to_string(answer_.size()) + "\r\nConnection: close\r\n\r\n" +
@@ -90,28 +91,6 @@ class OneShotApp {
   }
 
  private:
-  static std::string readRequest(int fd) {
-    std::string in;
-    char buf[8192];
-    size_t head_end;
-    while ((head_end = in.find("\r\n\r\n")) == std::string::npos) {
-      ssize_t n = recv(fd, buf, sizeof buf, 0);
-      if (n <= 0) return in;
-      in.append(buf, static_cast<size_t>(n));
-    }
-    std::string head = in.substr(0, head_end);
-    for (char& c : head) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    size_t length = 0;
-    if (auto cl = head.find("content-length: "); cl != std::string::npos)
-      length = std::stoul(head.substr(cl + 16));
-    while (in.size() < head_end + 4 + length) {
-      ssize_t n = recv(fd, buf, sizeof buf, 0);
-      if (n <= 0) break;
-      in.append(buf, static_cast<size_t>(n));
-    }
-    return in;
-  }
-
   std::string answer_;
   int listener_ = -1;
   int port_ = 0;

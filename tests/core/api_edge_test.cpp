@@ -18,6 +18,7 @@
 #include "auth/accounts.hpp"
 #include "support/berthd_process.hpp"
 #include "support/berthd_suite.hpp"
+#include "support/loopback_socket.hpp"
 
 using namespace berth::testing;
 
@@ -284,7 +285,7 @@ class CountingApp {
         if (fd < 0) return;  // shut down
         timeval tv{10, 0};
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-        std::string request = readRequest(fd);
+        std::string request = readHttpRequest(fd);
         std::string target = request.substr(0, request.find("\r\n"));
         target = target.substr(target.find(' ') + 1);
         target = target.substr(0, target.find(' '));
@@ -304,29 +305,6 @@ class CountingApp {
   int requests() const { return requests_; }
 
  private:
-  // The head and a Content-Length body (the edge sends no chunked bodies to apps here).
-  static std::string readRequest(int fd) {
-    std::string in;
-    char buf[8192];
-    size_t head_end;
-    while ((head_end = in.find("\r\n\r\n")) == std::string::npos) {
-      ssize_t n = recv(fd, buf, sizeof buf, 0);
-      if (n <= 0) return in;
-      in.append(buf, static_cast<size_t>(n));
-    }
-    std::string head = in.substr(0, head_end);
-    for (char& c : head) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    size_t length = 0;
-    if (auto cl = head.find("content-length: "); cl != std::string::npos)
-      length = std::stoul(head.substr(cl + 16));
-    while (in.size() < head_end + 4 + length) {
-      ssize_t n = recv(fd, buf, sizeof buf, 0);
-      if (n <= 0) break;
-      in.append(buf, static_cast<size_t>(n));
-    }
-    return in;
-  }
-
   int listener_ = -1;
   int port_ = 0;
   std::atomic<int> requests_{0};

@@ -7,6 +7,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdint>
 #include <string>
 
@@ -41,6 +42,30 @@ inline std::string rawExchange(uint16_t port, const std::string& request) {
   while ((got = ::recv(fd, buffer, sizeof buffer, 0)) > 0) answer.append(buffer, got);
   ::close(fd);
   return answer;
+}
+
+// One request read by a test's own loopback server: the head and a Content-Length body (the
+// edge sends no chunked bodies to apps); what arrived when the peer closes early.
+inline std::string readHttpRequest(int fd) {
+  std::string in;
+  char buf[8192];
+  size_t head_end;
+  while ((head_end = in.find("\r\n\r\n")) == std::string::npos) {
+    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) return in;
+    in.append(buf, static_cast<size_t>(n));
+  }
+  std::string head = in.substr(0, head_end);
+  for (char& c : head) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  size_t length = 0;
+  if (auto cl = head.find("content-length: "); cl != std::string::npos)
+    length = std::stoul(head.substr(cl + 16));
+  while (in.size() < head_end + 4 + length) {
+    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    in.append(buf, static_cast<size_t>(n));
+  }
+  return in;
 }
 
 }  // namespace berth::testing
