@@ -190,8 +190,13 @@ int main(int argc, char** argv) {
 
   RunFacts facts;
   facts.seconds = ran;
-  facts.warmup_s = std::min(60.0, seconds / 6);
-  facts.window_s = std::min(60.0, seconds / 4);
+  // Two-minute windows (24 samples) for a 10-minute run: the connection count includes those
+  // in flight at the sample's instant (an export's pg_dump, an import, a project being made),
+  // and one-minute means of it swung by about 10% between runs with no trend; a leak grows
+  // through the run, so it shows in wide windows as in narrow ones. The warm-up lets the
+  // projects' pools reach their working size.
+  facts.warmup_s = std::min(120.0, seconds / 5);
+  facts.window_s = std::min(120.0, seconds / 4);
   facts.clients = clients;
   facts.think_ms = think_ms;
   facts.wakes = world.wakes;
