@@ -124,14 +124,16 @@ void Gateway::dispatch(const Request& request, Responder& responder, int retries
   if (schedule && !provenByNode(context_, request)) schedule.reset();
   std::string method = request.method();
   RequestNote note{method == "GET" ? "" : method, schedule};
-  if (schedule || method != "GET") notes_.remember(request.id(), note);
+  // Read now: once answered, the request is gone (the responder owns it).
+  const std::string request_id = request.id();
+  if (schedule || method != "GET") notes_.remember(request_id, note);
   std::shared_ptr<const ReleaseRecord> release = routing_.live(project.id);
   if (!release) throw Error::notFound(project.name + " has no live release yet");
   // Owned by another node: its edge serves it, and this node needs no release files.
   bool owned_elsewhere = false;
   if (proxiedToOwner(project, *release, request, responder, owned_elsewhere)) {
     note.proxied = true;  // logged once, by the owner's edge
-    notes_.remember(request.id(), note);
+    notes_.remember(request_id, note);
     return;
   }
   // Built on another node: its folder is made here first, the request held meanwhile.
