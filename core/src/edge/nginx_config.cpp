@@ -163,9 +163,10 @@ class ConfigWriter {
            "application/json json; image/png png; image/svg+xml svg; }");
     }
     line(1, "default_type application/octet-stream;");
-    // Debian's mime.types does not fit the default hash: without this every start and reload
-    // writes a warning to the error log.
+    // Debian's mime.types (with the plugins' types files) does not fit the default hash:
+    // without both every start and reload writes a warning to the error log.
     line(1, "types_hash_max_size 2048;");
+    line(1, "types_hash_bucket_size 128;");
     line(1, "server_tokens off;");
     line(1, "sendfile on;");
     line(1, "tcp_nopush on;");
