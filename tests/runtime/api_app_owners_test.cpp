@@ -70,7 +70,6 @@ class ApiAppOwners : public TwoNodes<ApiAppOwners> {
   static bool releasesOnB(const std::string& name) {
     return fs::exists(nodeB().dataDir() + "/releases/" + projectId(nodeA(), name));
   }
-  // A Node app made live and started on A; its answer there.
   // The project's request log entries for `path` (the access log's path, query included).
   static int requestsLogged(const std::string& name, const std::string& path) {
     auto r = api().get("/projects/" + name + "/logs?limit=1000");
@@ -81,6 +80,7 @@ class ApiAppOwners : public TwoNodes<ApiAppOwners> {
       if (e.at("kind") == "request" && e.at("path").is_string() && e.at("path") == path) ++count;
     return count;
   }
+  // A Node app made live and started on A; its answer there.
   static json startedOnA(const std::string& name) {
     deployLive(api(), name, nodeRelease(kWhoApp), std::chrono::seconds(120));
     auto r = onProjectHost(nodeA(), name, "/start");

@@ -4,7 +4,8 @@
 // does, or the owner has not renewed for kClaimLasts (app_owner_rules.hpp). The owner renews
 // every second while the app runs (Gateway::idleRound) and releases it when the app stops
 // (idle stop, deletion, a new release, this node's stop); a claim its node forgot (a crash)
-// goes with the next round's sweep, a dead node's with the expiry.
+// goes with the next round's sweep, a dead node's with the expiry, or at once when the owner
+// is not a live node with an address (a berthd killed and started again has a new node id).
 //
 // Off (every node serves locally, as with one node) when the core offers no node id or no
 // cluster secret (core setting cluster.node_id, cluster.forward_proof).
@@ -42,6 +43,10 @@ class AppOwners {
   static constexpr std::chrono::milliseconds kRememberOwner{1000};
 
  private:
+  // Drops the claims of the berthd that ran on this data_dir before (runtime/node names it).
+  void forgetPredecessor();
+  // A live node with a registered address (core setting cluster.nodes).
+  bool reachable(const std::string& node_id) const;
   const Context& context_;
   std::mutex mutex_;
   bool read_ = false;
