@@ -14,6 +14,7 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 #include <set>
 #include <thread>
 
@@ -58,12 +59,12 @@ class ClusterE2e : public ::testing::Test {
     options.extra_yaml =
         "runtime:\n  start_timeout_seconds: 30\n"
         "scheduler:\n  minute_ms: 400\n";
-    cluster = new Cluster(options);
-    owner = new Account(makeAccount(cluster->node(0), "clus"));
+    cluster = std::make_unique<Cluster>(options);
+    owner = std::make_unique<Account>(makeAccount(cluster->node(0), "clus"));
   }
   static void TearDownTestSuite() {
-    delete owner;
-    delete cluster;
+    owner.reset();
+    cluster.reset();
   }
 
   static ApiClient api() { return cluster->api(owner->token); }
@@ -87,9 +88,23 @@ class ClusterE2e : public ::testing::Test {
     return name;
   }
   static json answer(const HttpResult& r) { return r.status == 200 ? r.json() : json::object(); }
+  // Adds `host` to the project through node 0 and verifies it there, with a DNS server that
+  // answers the domain's token (returned running; the caller stops it). Throws on a refusal.
+  static berth::core::Child verifiedDomain(const std::string& name, const std::string& host,
+                                           const std::string& dns_log) {
+    auto added = apiVia(0).post("/projects/" + name + "/domains", {{"host", host}});
+    if (added.status != 201) throw std::runtime_error("adding " + host + ": " + added.body);
+    auto dns = projects_api::startDnsmasq(
+        dns_port, "cluster.test",
+        {{"_berth." + host, "berth-verify=" + projects_api::tokenOf(added.json())}}, dns_log);
+    auto verified = apiVia(0).raw("POST", "/projects/" + name + "/domains/" + host + "/verify", "");
+    if (verified.status != 200)
+      throw std::runtime_error("verifying " + host + ": " + verified.body);
+    return dns;
+  }
 
-  static inline Cluster* cluster = nullptr;
-  static inline Account* owner = nullptr;
+  static inline std::unique_ptr<Cluster> cluster;
+  static inline std::unique_ptr<Account> owner;
   static inline uint16_t dns_port = 0;
 };
 
@@ -301,15 +316,8 @@ TEST_F(ClusterE2e, ACustomDomainVerifiedOnOneNodeIsServedByTheOthers) {
   const std::string name = project("domain");
   const std::string host = "www.cluster.test";
   ASSERT_EQ(upload(api(), name, "hello.txt", "hi from the domain").status, 201);
-  auto added = apiVia(0).post("/projects/" + name + "/domains", {{"host", host}});
-  ASSERT_EQ(added.status, 201) << added.body;
   const std::string root = makeTempDir("berth-cluster-dns");
-  auto dns = projects_api::startDnsmasq(
-      dns_port, "cluster.test",
-      {{"_berth." + host, "berth-verify=" + projects_api::tokenOf(added.json())}},
-      root + "/dnsmasq.log");
-  auto verified = apiVia(0).raw("POST", "/projects/" + name + "/domains/" + host + "/verify", "");
-  ASSERT_EQ(verified.status, 200) << verified.body;
+  auto dns = verifiedDomain(name, host, root + "/dnsmasq.log");
   auto viaDomain = [&](size_t i) {
     return sendToHost(cluster->node(i).baseUrl(), host, "GET", "/_files/hello.txt");
   };
@@ -347,14 +355,7 @@ TEST_F(ClusterE2e, ACustomDomainVerifiedOnOneNodeIsServedByTheOthers) {
   // project's file under it again (a host link kept from before would lead there).
   const std::string second = project("domaintwo");
   ASSERT_EQ(upload(api(), second, "other.txt", "the second project").status, 201);
-  auto claimed = apiVia(0).post("/projects/" + second + "/domains", {{"host", host}});
-  ASSERT_EQ(claimed.status, 201) << claimed.body;
-  auto dns_again = projects_api::startDnsmasq(
-      dns_port, "cluster.test",
-      {{"_berth." + host, "berth-verify=" + projects_api::tokenOf(claimed.json())}},
-      root + "/dnsmasq-again.log");
-  auto moved = apiVia(0).raw("POST", "/projects/" + second + "/domains/" + host + "/verify", "");
-  ASSERT_EQ(moved.status, 200) << moved.body;
+  auto dns_again = verifiedDomain(second, host, root + "/dnsmasq-again.log");
   for (size_t i = 0; i < cluster->size(); ++i) {
     HttpResult r;
     // Routed to the second project: berthd's "no such file" (before, the core's "no such route").

@@ -53,15 +53,7 @@ int closedPort() {
 class OneShotApp {
  public:
   explicit OneShotApp(std::string answer) : answer_(std::move(answer)) {
-    listener_ = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-    listen(listener_, 4);
-    socklen_t len = sizeof addr;
-    getsockname(listener_, reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
+    listener_ = listenLoopback(4, port_);
     thread_ = std::thread([this] {
       int fd = accept(listener_, nullptr, nullptr);
       if (fd < 0) return;  // shut down

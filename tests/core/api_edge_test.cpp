@@ -270,15 +270,7 @@ namespace {
 class CountingApp {
  public:
   CountingApp() {
-    listener_ = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bind(listener_, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-    listen(listener_, 64);
-    socklen_t len = sizeof addr;
-    getsockname(listener_, reinterpret_cast<sockaddr*>(&addr), &len);
-    port_ = ntohs(addr.sin_port);
+    listener_ = listenLoopback(64, port_);
     thread_ = std::thread([this] {
       for (;;) {
         int fd = accept(listener_, nullptr, nullptr);

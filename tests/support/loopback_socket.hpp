@@ -44,6 +44,20 @@ inline std::string rawExchange(uint16_t port, const std::string& request) {
   return answer;
 }
 
+// A listening socket on 127.0.0.1 at a free port (written to `port`), for a test's own app.
+inline int listenLoopback(int backlog, int& port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  ::listen(fd, backlog);
+  socklen_t len = sizeof addr;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  port = ntohs(addr.sin_port);
+  return fd;
+}
+
 // One request read by a test's own loopback server: the head and a Content-Length body (the
 // edge sends no chunked bodies to apps); what arrived when the peer closes early.
 inline std::string readHttpRequest(int fd) {
