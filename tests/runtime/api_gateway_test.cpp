@@ -148,7 +148,9 @@ class ApiGateway : public OwnerSuite {
     spec.method = method;
     spec.url = server->baseUrl() + path;
     spec.headers = std::move(headers);
-    spec.timeout_ms = 1500;
+    // Long enough for an app under the sanitizers on a loaded machine (1.5 s was not); a
+    // request that needed the paused berthd still gets no answer.
+    spec.timeout_ms = 5000;
     ProcessPause paused(server->pid());
     return send(spec);
   }
